@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** Column types as DuckDB reports them for a Parquet file (DESCRIBE), the contract's types. */
+export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BIGINT' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'GEOMETRY';
+
+export interface Column {
+  name: string;
+  type: ColumnType;
+  nullable: boolean;
+  description: string;
+  unit?: string;
+  /**
+   * Wire-only column: not read from the file, its value comes from the request.
+   * `param` echoes a query parameter, `null` is always null (e.g. correctionModel today).
+   */
+  computed?: { kind: 'param'; param: string } | { kind: 'null' };
+}
+
+export type Geometry =
+  | { kind: 'none' }
+  | { kind: 'point'; latitude: string; longitude: string }
+  | { kind: 'wkb'; column: string }
+  /** The point of the station named by `stationId`, looked up in the sensor-stations dataset. */
+  | { kind: 'station'; stationId: string };
+
+export interface TimeAxis {
+  column: string;
+  /** Granularity of the partition key: `date=YYYY-MM-DD` or `month=YYYY-MM`. */
+  partition: 'date' | 'month';
+  /** Length of the default window ending now, when `from` is omitted. */
+  defaultDays: number;
+  /** Partitions streamed per ordered query: small sorted groups are cheaper than one global sort. */
+  groupSize: number;
+}
+
+/** A filter parameter compared for equality with a column. */
+export interface ColumnFilter {
+  param: string;
+  column: string;
+  schema: z.ZodType<string>;
+  description: string;
+  /** Value in effect when the parameter is omitted; null means "no filter". */
+  defaultValue: string | null;
+  allowed?: readonly string[];
+}
+
+/** A choice that selects a sub-folder `key=value` of the dataset (e.g. model=...). */
+export interface FolderChoice {
+  param: string;
+  key: string;
+  description: string;
+}
+
+export interface DatasetDescriptor {
+  /** Path segment under /api/v1 and folder name under DATA_DIR. */
+  name: string;
+  title: string;
+  description: string;
+  /** Wire columns in CSV order (file columns plus computed ones). Geometry columns are not on the wire. */
+  columns: readonly Column[];
+  time: TimeAxis | null;
+  orderBy: readonly string[];
+  geometry: Geometry;
+  /** Column whose value becomes the GeoJSON Feature `id`. */
+  featureId: string | null;
+  filters: readonly ColumnFilter[];
+  folderChoice: FolderChoice | null;
+  /** Choices that only change wire columns (e.g. series=raw|corrected). */
+  options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];
+}
+
+export const fileColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => !c.computed);
+
+export const wireColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => c.type !== 'GEOMETRY');
+
+export const queryParams = (d: DatasetDescriptor): string[] => [
+  ...(d.folderChoice ? [d.folderChoice.param] : []),
+  ...d.filters.map((f) => f.param),
+  ...d.options.map((o) => o.param),
+];
+
+export const col = (name: string, type: ColumnType, nullable: boolean, description: string, unit?: string): Column =>
+  unit === undefined ? { name, type, nullable, description } : { name, type, nullable, description, unit };

@@ -1,0 +1,32 @@
+import { col, type DatasetDescriptor } from './descriptor.ts';
+
+const raw = (name: string, what: string, unit: string) => col(name, 'DOUBLE', true, `${what} (raw)`, unit);
+
+export const SERIES = ['raw', 'corrected'] as const;
+
+export const sensorReadings: DatasetDescriptor = {
+  name: 'sensor-readings',
+  title: 'Sensor readings',
+  description: 'Raw 10-minute readings of the ground sensor network. series=corrected returns the correction layer (today identical to raw, correctionModel null).',
+  columns: [
+    col('stationId', 'VARCHAR', false, 'Station id'),
+    col('measuredAtUtc', 'TIMESTAMPTZ', false, 'Measurement time, UTC'),
+    col('simulated', 'BOOLEAN', false, 'True for readings of simulated demo stations'),
+    { ...col('series', 'VARCHAR', false, 'Series served: raw or corrected'), computed: { kind: 'param', param: 'series' } },
+    { ...col('correctionModel', 'VARCHAR', true, 'Correction model id; null when no correction is applied'), computed: { kind: 'null' } },
+    raw('airTemperatureC', 'Air temperature', 'degC'),
+    raw('relativeHumidityPct', 'Relative humidity', 'percent'),
+    raw('windSpeedMs', 'Wind speed', 'm/s'),
+    raw('windGustMs', 'Wind gust', 'm/s'),
+    raw('windDirectionDeg', 'Wind direction', 'degree'),
+    raw('precipitationMm', 'Precipitation in the 10-minute interval', 'mm'),
+    raw('fuelMoisturePct', 'Fuel moisture', 'percent'),
+  ],
+  time: { column: 'measuredAtUtc', partition: 'date', defaultDays: 1, groupSize: 7 },
+  orderBy: ['measuredAtUtc', 'stationId'],
+  geometry: { kind: 'station', stationId: 'stationId' },
+  featureId: null,
+  filters: [],
+  folderChoice: null,
+  options: [{ param: 'series', allowed: SERIES, defaultValue: 'raw', description: 'raw: untouched values; corrected: the correction layer' }],
+};

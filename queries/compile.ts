@@ -1,0 +1,125 @@
+import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
+import { formatInstant, type Instant } from './instant.ts';
+import { csvField, ident, jsonValue, readParquet, sqlString } from './sql.ts';
+
+export type Format = 'csv' | 'geojson';
+
+/** Everything a query needs, decided by the preflight; compile functions are pure over it. */
+export interface QuerySpec {
+  descriptor: DatasetDescriptor;
+  dataDir: string;
+  /** Equality filters on file columns, values already validated. */
+  filters: readonly { column: string; value: string }[];
+  /** Values of wire-only columns taken from request parameters (e.g. series). */
+  params: Readonly<Record<string, string>>;
+  /** Files of the sensor-stations dataset, when readings need their station's point. */
+  stationFiles: readonly string[] | null;
+}
+
+export interface Compiled {
+  sql: string;
+  params: string[];
+}
+
+const T = 't';
+const col = (name: string) => `${T}.${ident(name)}`;
+
+function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
+  const bind = (value: string) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const clauses: string[] = [];
+  const time = spec.descriptor.time;
+  if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
+  if (time && to !== null) clauses.push(`${col(time.column)} < ${bind(formatInstant(to))}::TIMESTAMPTZ`);
+  for (const f of spec.filters) clauses.push(`${col(f.column)} = ${bind(f.value)}`);
+  return clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+}
+
+const orderBy = (d: DatasetDescriptor) => ` ORDER BY ${d.orderBy.map(col).join(', ')}`;
+
+/** Exact count of rows in [from, to) that match the filters, per file (files without rows are absent). */
+export function compileCountByFile(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const source = readParquet(files, spec.dataDir, true);
+  return { sql: `SELECT ${T}.filename AS file, count(*)::BIGINT AS n FROM ${source} AS ${T}${where} GROUP BY 1`, params };
+}
+
+/** Exact count of rows in [from, to) that match the filters. */
+export function compileCount(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  return { sql: `SELECT count(*)::BIGINT AS n FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}`, params };
+}
+
+/** Time (epoch µs) of the row at 0-based position `offset` in the total order: where a cut falls. */
+export function compileTimeAt(spec: QuerySpec, files: readonly string[], from: Instant, to: Instant, offset: number): Compiled {
+  const time = spec.descriptor.time;
+  if (!time) throw new Error(`${spec.descriptor.name} has no time axis`);
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}${orderBy(spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(offset)}`;
+  return { sql, params };
+}
+
+function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
+  if (!c.computed) return col(c.name);
+  if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';
+  params.push(spec.params[c.computed.param] ?? '');
+  return `CAST($${params.length} AS VARCHAR)`;
+}
+
+function csvLine(spec: QuerySpec, params: string[]): string {
+  const fields = wireColumns(spec.descriptor).map((c) => csvField(c, valueExpr(c, spec, params)));
+  return `concat(${fields.join(", ',', ")}) AS line`;
+}
+
+const pointJson = (lat: string, lon: string) =>
+  `CASE WHEN ${lat} IS NULL OR ${lon} IS NULL THEN 'null' ELSE '{"type":"Point","coordinates":[' || CAST(${lon} AS VARCHAR) || ',' || CAST(${lat} AS VARCHAR) || ']}' END`;
+
+/**
+ * A Feature as text columns. WKB geometry is decoded in JavaScript (no spatial extension here),
+ * so that dataset yields (head, wkb, tail); every other yields the whole Feature in one column.
+ */
+function featureColumns(spec: QuerySpec, params: string[]): string {
+  const d = spec.descriptor;
+  const props = wireColumns(d).map((c) => `${sqlString(c.name)}, ${jsonValue(c, valueExpr(c, spec, params))}`);
+  const id = d.featureId ? `'"id":' || coalesce(to_json(${col(d.featureId)}), 'null') || ','` : `''`;
+  const head = `'{"type":"Feature",' || ${id} || '"geometry":'`;
+  const tail = `',"properties":' || json_object(${props.join(', ')}) || '}'`;
+  const g = d.geometry;
+  if (g.kind === 'wkb') return `${head} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${tail} AS tail`;
+  const geometry =
+    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' ? pointJson('s.lat', 's.lon') : `'null'`;
+  return `${head} || ${geometry} || ${tail} AS feature`;
+}
+
+function stationJoin(spec: QuerySpec): string {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'station' || !spec.stationFiles) return '';
+  // min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied.
+  const stations = `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
+  return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
+}
+
+/** The ordered rows of one partition group, already encoded as text by DuckDB. */
+export function compileRows(
+  spec: QuerySpec,
+  files: readonly string[],
+  format: Format,
+  from: Instant | null,
+  to: Instant | null,
+  limit: number | null,
+): Compiled {
+  const params: string[] = [];
+  const select = format === 'csv' ? csvLine(spec, params) : featureColumns(spec, params);
+  const join = format === 'csv' ? '' : stationJoin(spec);
+  const where = compileWhere(spec, from, to, params);
+  const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;
+  const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${orderBy(spec.descriptor)}${tailLimit}`;
+  return { sql, params };
+}
+
+export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

@@ -1,0 +1,104 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
+export interface EngineOptions {
+  dataDir: string;
+  threads: number;
+  connections: number;
+  memoryLimit: string;
+  tempDir: string;
+}
+
+export interface Lease {
+  connection: DuckDBConnection;
+  release(): void;
+}
+
+/** Settings applied once; lock_configuration then makes them unchangeable by any later statement. */
+function lockdownStatements(o: EngineOptions): string[] {
+  const dirs = [path.resolve(o.dataDir) + '/', path.resolve(o.tempDir) + '/'].map((d) => `'${d.replaceAll("'", "''")}'`);
+  return [
+    `SET threads = ${Math.max(1, Math.trunc(o.threads))}`,
+    `SET memory_limit = '${o.memoryLimit.replaceAll("'", '')}'`,
+    `SET temp_directory = ${dirs[1]}`,
+    `SET allowed_directories = [${dirs.join(', ')}]`,
+    'SET enable_external_access = false',
+    'SET lock_configuration = true',
+  ];
+}
+
+/** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
+export class Engine {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
+  private closed = false;
+
+  private constructor(private readonly instance: DuckDBInstance, readonly size: number) {}
+
+  static async create(o: EngineOptions): Promise<Engine> {
+    mkdirSync(o.tempDir, { recursive: true });
+    const instance = await DuckDBInstance.create(':memory:', {
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const setup = await instance.connect();
+    for (const statement of lockdownStatements(o)) await setup.run(statement);
+    setup.closeSync();
+    const engine = new Engine(instance, Math.max(1, o.connections));
+    for (let i = 0; i < engine.size; i++) engine.idle.push(await instance.connect());
+    return engine;
+  }
+
+  /** Connections currently handed out: 0 when every request has returned its own. */
+  get busy(): number {
+    return this.size - this.idle.length;
+  }
+
+  get queued(): number {
+    return this.waiters.length;
+  }
+
+  async acquire(signal?: AbortSignal): Promise<Lease> {
+    if (this.closed) throw new Error('engine closed');
+    const connection = this.idle.pop() ?? (await this.wait(signal));
+    let released = false;
+    return {
+      connection,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.giveBack(connection);
+      },
+    };
+  }
+
+  private wait(signal?: AbortSignal): Promise<DuckDBConnection> {
+    return new Promise((resolve, reject) => {
+      const waiter = (c: DuckDBConnection) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(c);
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private giveBack(c: DuckDBConnection): void {
+    const next = this.waiters.shift();
+    if (next) next(c);
+    else this.idle.push(c);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const c of this.idle.splice(0)) c.closeSync();
+    this.instance.closeSync();
+  }
+}

@@ -1,0 +1,20 @@
+/** The service cannot look at the data (503): missing folder, chain down, unreadable or mismatched file. */
+export class DatasetUnavailableError extends Error {
+  constructor(readonly dataset: string, readonly reason: string) {
+    super(`${dataset}: ${reason}`);
+  }
+}
+
+/** A parameter whose validity depends on the data (e.g. an unknown model): 400 naming it. */
+export class DataParameterError extends Error {
+  constructor(readonly parameter: string, message: string) {
+    super(message);
+  }
+}
+
+/** A stream ended with fewer (or more) rows than promised: the response must be aborted, never ended. */
+export class StreamIncompleteError extends Error {
+  constructor(readonly expected: number, readonly written: number) {
+    super(`stream ended after ${written} of ${expected} rows`);
+  }
+}

@@ -1,0 +1,61 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fileColumns, type ColumnType, type DatasetDescriptor } from '../datasets/index.ts';
+import { hashFooter } from './footer.ts';
+import type { DataFile } from './partitions.ts';
+import { quoteFilePath } from './sql.ts';
+
+const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
+  VARCHAR: (t) => t === 'VARCHAR',
+  DOUBLE: (t) => t === 'DOUBLE',
+  INTEGER: (t) => t === 'INTEGER',
+  BIGINT: (t) => t === 'BIGINT',
+  BOOLEAN: (t) => t === 'BOOLEAN',
+  TIMESTAMPTZ: (t) => t === 'TIMESTAMP WITH TIME ZONE',
+  GEOMETRY: (t) => t === 'GEOMETRY' || t.startsWith('GEOMETRY('),
+};
+
+/** What is wrong with a file, or null when every descriptor column is there with its type. */
+export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, string>): string | null {
+  for (const c of fileColumns(d)) {
+    const t = actual.get(c.name);
+    if (t === undefined) return `column ${c.name} missing`;
+    if (!DUCKDB_TYPE[c.type](t)) return `column ${c.name} is ${t}, expected ${c.type}`;
+  }
+  return null;
+}
+
+export type FileVerdict = { ok: true; footerHash: string } | { ok: false; problem: string };
+
+const MAX_CACHED = 200_000;
+
+/**
+ * Verdicts (footer hash, schema match) cached by path, size and modification time: a replaced or
+ * appended file is checked again, an unchanged one costs a map lookup.
+ */
+export class FileChecker {
+  private readonly cache = new Map<string, FileVerdict>();
+
+  constructor(private readonly dataDir: string) {}
+
+  async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
+    const key = `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const verdict = await this.inspect(c, d, f);
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(key, verdict);
+    return verdict;
+  }
+
+  private async inspect(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
+    try {
+      const footerHash = await hashFooter(f);
+      const reader = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
+      const actual = new Map(reader.getRows().map((r) => [String(r[0]), String(r[1])]));
+      const problem = schemaProblem(d, actual);
+      return problem ? { ok: false, problem } : { ok: true, footerHash };
+    } catch (e) {
+      return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { STATIONS_DATASET, type DatasetDescriptor } from '../datasets/index.ts';
+import { readChain, type Observation } from './chain.ts';
+import { DataParameterError, DatasetUnavailableError } from './errors.ts';
+import type { FileChecker } from './file-check.ts';
+import { fingerprint } from './footer.ts';
+import { listFiles, listKeyValues, listPartitions, type DataFile, type Partition } from './partitions.ts';
+import type { Window } from './window.ts';
+
+export interface SourceRequest {
+  descriptor: DatasetDescriptor;
+  window: Window | null;
+  /** Value of the folder choice parameter (e.g. model) when given. */
+  folderValue: string | undefined;
+  needsStations: boolean;
+}
+
+export interface Sources {
+  observation: Observation;
+  partitions: Partition[];
+  folderValue: string | null;
+  stationFiles: DataFile[] | null;
+  dataVersion: string;
+}
+
+export interface CheckContext {
+  dataDir: string;
+  checker: FileChecker;
+  connection: DuckDBConnection;
+  nowMs: number;
+}
+
+async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ dir: string; observation: Observation }> {
+  const dir = path.join(ctx.dataDir, d.name);
+  const chain = await readChain(dir, ctx.nowMs);
+  if (!chain.available) throw new DatasetUnavailableError(d.name, chain.reason);
+  return { dir, observation: chain.observation };
+}
+
+async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | undefined): Promise<{ dir: string; value: string | null }> {
+  const choice = d.folderChoice;
+  if (!choice) return { dir, value: null };
+  const values = await listKeyValues(dir, choice.key, d.name);
+  if (values.length === 0) throw new DatasetUnavailableError(d.name, `no ${choice.key} folders`);
+  const chosen = value ?? values[0]!;
+  if (!values.includes(chosen)) throw new DataParameterError(choice.param, `unknown ${choice.param} '${chosen}'; valid values: ${values.join(', ')}`);
+  return { dir: path.join(dir, `${choice.key}=${chosen}`), value: chosen };
+}
+
+/** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<string[]> {
+  const hashes: string[] = [];
+  for (const f of files) {
+    const verdict = await ctx.checker.check(ctx.connection, d, f);
+    if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
+    hashes.push(verdict.footerHash);
+  }
+  return hashes;
+}
+
+/** Lists, prunes and checks what a request will read, before any byte of the response exists. */
+export async function resolveSources(ctx: CheckContext, req: SourceRequest): Promise<Sources> {
+  const d = req.descriptor;
+  const { dir, observation } = await datasetDir(ctx, d);
+  const folder = await chooseFolder(dir, d, req.folderValue);
+  const partitions: Partition[] =
+    d.time && req.window
+      ? await listPartitions(folder.dir, d, req.window)
+      : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
+  const hashes = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  let stationFiles: DataFile[] | null = null;
+  if (req.needsStations) {
+    const stations = await datasetDir(ctx, STATIONS_DATASET);
+    stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name);
+    hashes.push(...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)));
+  }
+  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion: fingerprint(hashes) };
+}

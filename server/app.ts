@@ -1,0 +1,63 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { DATASETS } from '../datasets/index.ts';
+import { Engine } from '../queries/engine.ts';
+import { FileChecker } from '../queries/file-check.ts';
+import type { AppContext } from './app-context.ts';
+import type { Config } from './config.ts';
+import { Metrics } from './metrics.ts';
+import { Problem, sendProblem } from './problems.ts';
+import { registerDatasetRoute } from './routes/dataset.ts';
+import { registerOperationRoutes } from './routes/operations.ts';
+
+export interface App {
+  app: FastifyInstance;
+  engine: Engine;
+  context: AppContext;
+}
+
+/** Never log a query string or a credential: only method, path and request id. */
+const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] => ({
+  level: config.logLevel,
+  ...(stream ? { stream } : {}),
+  redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+  serializers: {
+    req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.split('?')[0], id: req.id }),
+  },
+});
+
+function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof Problem) {
+      if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
+      return sendProblem(request, reply, error);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.countResponse(request.routeOptions.url ?? 'unmatched', reply.statusCode);
+  });
+}
+
+export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
+  const engine = await Engine.create({
+    dataDir: config.dataDir,
+    tempDir: config.tempDir,
+    threads: config.duckdbThreads,
+    connections: config.duckdbConnections,
+    memoryLimit: config.duckdbMemoryLimit,
+  });
+  const app = Fastify({ logger: loggerOptions(config, opts.logStream), return503OnClosing: true });
+  const metrics = new Metrics();
+  const context: AppContext = {
+    config,
+    metrics,
+    extract: { engine, checker: new FileChecker(config.dataDir), dataDir: config.dataDir, rowLimit: config.rowLimit },
+  };
+  installErrorHandling(app, metrics);
+  for (const d of DATASETS) registerDatasetRoute(app, context, d);
+  registerOperationRoutes(app, context, engine);
+  app.addHook('onClose', async () => engine.close());
+  return { app, engine, context };
+}

@@ -1,0 +1,56 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const Env = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATA_DIR: z.string().min(1).default('var/data'),
+  TEMP_DIR: z.string().min(1).default('var/tmp'),
+  ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
+  QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
+  DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),
+  DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
+  DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'like 2GB or 512MiB').default('2GB'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  tempDir: string;
+  rowLimit: number;
+  queryTimeoutMs: number;
+  retryAfterSeconds: number;
+  duckdbThreads: number;
+  duckdbConnections: number;
+  duckdbMemoryLimit: string;
+  logLevel: z.infer<typeof Env>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; the only place that reads process.env for the server. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(e.DATA_DIR),
+    tempDir: path.resolve(e.TEMP_DIR),
+    rowLimit: e.ROW_LIMIT,
+    queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    retryAfterSeconds: e.RETRY_AFTER_SECONDS,
+    duckdbThreads: e.DUCKDB_THREADS,
+    duckdbConnections: e.DUCKDB_CONNECTIONS,
+    duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,48 @@
+import type { DatasetDescriptor } from '../datasets/index.ts';
+import type { Extract } from '../queries/extract.ts';
+import { formatInstant } from '../queries/instant.ts';
+import type { DatasetQuery } from './query-params.ts';
+
+export interface Meta {
+  dataset: string;
+  window: { from: string; to: string } | null;
+  query: Record<string, string | null>;
+  truncated: boolean;
+  rowLimit: number;
+  returned: number;
+  next: { from: string; to: string } | null;
+  observation: Extract['observation'];
+  dataVersion: string;
+}
+
+const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { from: formatInstant(w.from), to: formatInstant(w.to) } : null);
+
+export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Extract, rowLimit: number): Meta {
+  const query = { ...q.echo };
+  if (d.folderChoice) query[d.folderChoice.param] = x.folderValue;
+  return {
+    dataset: d.name,
+    window: windowText(q.window),
+    query,
+    truncated: x.truncated,
+    rowLimit,
+    returned: x.returned,
+    next: windowText(x.next),
+    observation: x.observation,
+    dataVersion: x.dataVersion,
+  };
+}
+
+/** What meta says, as headers: the only metadata channel of CSV, and handy for GeoJSON clients too. */
+export function metaHeaders(m: Meta): Record<string, string> {
+  const h: Record<string, string> = {
+    'x-truncated': String(m.truncated),
+    'x-row-limit': String(m.rowLimit),
+    'x-returned': String(m.returned),
+    'x-data-version': m.dataVersion,
+  };
+  if (m.window) Object.assign(h, { 'x-window-from': m.window.from, 'x-window-to': m.window.to });
+  if (m.next) h['x-next-from'] = m.next.from;
+  if (m.observation.lastSuccessUtc) h['x-chain-last-success'] = m.observation.lastSuccessUtc;
+  return h;
+}

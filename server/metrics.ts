@@ -1,0 +1,35 @@
+/** A handful of Prometheus counters and gauges, written by hand: the service needs no metrics library. */
+export class Metrics {
+  private readonly responses = new Map<string, number>();
+  private readonly rows = new Map<string, number>();
+  private abortedStreams = 0;
+
+  countResponse(route: string, status: number): void {
+    const key = `route="${route}",status="${status}"`;
+    this.responses.set(key, (this.responses.get(key) ?? 0) + 1);
+  }
+
+  observeExtract(dataset: string, rows: number): void {
+    this.rows.set(dataset, (this.rows.get(dataset) ?? 0) + rows);
+  }
+
+  countAbortedStream(): void {
+    this.abortedStreams++;
+  }
+
+  render(gauges: Record<string, number>): string {
+    const out: string[] = [];
+    const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    family('fire_api_responses_total', 'counter', 'HTTP responses by route and status');
+    for (const [k, v] of this.responses) out.push(`fire_api_responses_total{${k}} ${v}`);
+    family('fire_api_rows_promised_total', 'counter', 'Rows promised by data responses (counted before streaming)');
+    for (const [k, v] of this.rows) out.push(`fire_api_rows_promised_total{dataset="${k}"} ${v}`);
+    family('fire_api_streams_aborted_total', 'counter', 'Data responses aborted mid-stream (client gone, timeout or short stream)');
+    out.push(`fire_api_streams_aborted_total ${this.abortedStreams}`);
+    for (const [name, v] of Object.entries(gauges)) {
+      family(name, 'gauge', name.replaceAll('_', ' '));
+      out.push(`${name} ${v}`);
+    }
+    return out.join('\n') + '\n';
+  }
+}

@@ -1,0 +1,48 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const PROBLEM_KINDS = {
+  'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
+  'not-found': { status: 404, title: 'Not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  unavailable: { status: 503, title: 'Data not available: the service did not look' },
+  internal: { status: 500, title: 'Internal error' },
+} as const;
+
+export type ProblemKind = keyof typeof PROBLEM_KINDS;
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+/** An error that becomes an RFC 9457 problem response; `detail` is safe to show (no SQL, paths or engine text). */
+export class Problem extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly errors?: ParameterError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const invalidParameters = (errors: ParameterError[]): Problem =>
+  new Problem('invalid-parameter', errors.map((e) => `${e.parameter}: ${e.message}`).join('; '), errors);
+
+/** The stable `type` URI of a problem kind: a fragment of the service's own documentation. */
+export const problemType = (kind: ProblemKind): string => `/api/v1/docs#problem-${kind}`;
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
+  const { status, title } = PROBLEM_KINDS[p.kind];
+  const body = {
+    type: problemType(p.kind),
+    title,
+    status,
+    detail: p.detail,
+    instance: request.url.split('?')[0],
+    requestId: request.id,
+    ...(p.errors ? { errors: p.errors } : {}),
+  };
+  return reply.code(status).headers(p.headers).type('application/problem+json').send(body);
+}

@@ -1,0 +1,44 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { csvHeader } from '../../queries/compile.ts';
+import { prepareExtract, type Extract } from '../../queries/extract.ts';
+import { instantFromDate } from '../../queries/instant.ts';
+import type { AppContext } from '../app-context.ts';
+import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
+import { parseDatasetQuery } from '../query-params.ts';
+import { requestSignal, toProblem } from '../request-signal.ts';
+
+async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string> {
+  yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;
+  yield* x.chunks();
+  yield ']}\n';
+}
+
+async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string> {
+  yield csvHeader(d);
+  yield* x.chunks();
+}
+
+/** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
+export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
+  app.get(`/api/v1/${d.name}`, async (request, reply) => {
+    const nowMs = Date.now();
+    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
+    const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
+    const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params };
+    const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
+      throw toProblem(e, ctx.config.retryAfterSeconds);
+    });
+    const meta = buildMeta(d, q, x, ctx.config.rowLimit);
+    reply.headers(metaHeaders(meta)).header('vary', 'Authorization');
+    const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
+    body.once('close', () => x.dispose());
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
+      x.dispose();
+    });
+    ctx.metrics.observeExtract(d.name, x.returned);
+    return reply.type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/geo+json').send(body);
+  });
+}

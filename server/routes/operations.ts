@@ -1,0 +1,31 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { DATASETS } from '../../datasets/index.ts';
+import { readChain } from '../../queries/chain.ts';
+import type { Engine } from '../../queries/engine.ts';
+import type { AppContext } from '../app-context.ts';
+
+async function datasetStatus(dataDir: string, name: string, nowMs: number) {
+  const dir = path.join(dataDir, name);
+  const present = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!present) return { dataset: name, available: false, reason: 'folder missing', chainAgeSeconds: null };
+  const chain = await readChain(dir, nowMs);
+  if (!chain.available) return { dataset: name, available: false, reason: chain.reason, chainAgeSeconds: null };
+  return { dataset: name, available: true, reason: null, chainAgeSeconds: chain.observation.ageSeconds };
+}
+
+/** Operating endpoints: no key, no data. */
+export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, engine: Engine): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => {
+    const nowMs = Date.now();
+    const datasets = await Promise.all(DATASETS.map((d) => datasetStatus(ctx.config.dataDir, d.name, nowMs)));
+    return { status: 'ready', engine: { connections: engine.size, busy: engine.busy }, datasets };
+  });
+  app.get('/metrics', async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4').send(
+      ctx.metrics.render({ fire_api_duckdb_connections_busy: engine.busy, fire_api_duckdb_requests_queued: engine.queued }),
+    ),
+  );
+}
