@@ -16,7 +16,10 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   if (e instanceof Problem) return e;
   if (e instanceof DataParameterError) return new Problem('invalid-parameter', e.message, [{ parameter: e.parameter, message: e.message }]);
   const retry = { 'retry-after': String(retryAfterSeconds) };
-  if (e instanceof DatasetUnavailableError) return new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
+  if (e instanceof DatasetUnavailableError) {
+    const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
+    return Object.assign(p, { cause: e });
+  }
   const timedOut = e instanceof DOMException && e.name === 'TimeoutError';
   const detail = timedOut ? 'The query did not finish within the time limit, so the service did not look.' : 'The data could not be read, so the service did not look.';
   return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
