@@ -1,0 +1,84 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { rawGet, waitFor } from '../helpers/http.ts';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+/** Overwrites the data pages of one column with garbage, keeping the footer (and the time column) intact. */
+async function corruptColumn(file: string, column: string): Promise<void> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const rows = (
+    await c.runAndReadAll(`SELECT data_page_offset, total_compressed_size FROM parquet_metadata('${file}') WHERE path_in_schema = '${column}' ORDER BY row_group_id DESC LIMIT 1`)
+  ).getRows();
+  c.closeSync();
+  db.closeSync();
+  const [offset, size] = rows[0]!.map(Number) as [number, number];
+  const handle = await open(file, 'r+');
+  await handle.write(Buffer.alloc(size, 0xa5), 0, size, offset);
+  await handle.close();
+}
+
+let dir: string;
+let server: TestServer;
+beforeAll(async () => {
+  dir = await tempDir();
+  for (let d = 1; d <= 16; d++) {
+    const day = `2025-08-${String(d).padStart(2, '0')}`;
+    await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 20_000, 3);
+  }
+  // Partitions stream in groups of 7: the bad one is read only after a first group has gone out.
+  await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-20/a.parquet'), '2025-08-20', 20_000, 3);
+  await corruptColumn(path.join(dir, 'hotspots/date=2025-08-20/a.parquet'), 'confidence');
+  await writeChain(dir, 'hotspots', CHAIN);
+  server = await startServer(dir, { DUCKDB_CONNECTIONS: '3' });
+});
+afterAll(() => server.close());
+
+describe('a 200 never ends cleanly short of its rows', () => {
+  it('a data page that fails mid-stream aborts the transfer instead of ending it', async () => {
+    for (const format of ['csv', 'geojson']) {
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-10&to=2025-08-21&format=${format}`);
+      expect(r.status).toBe(200);
+      expect(Number(r.headers['x-returned'])).toBe(8 * 20_000);
+      expect(r.bytes).toBeGreaterThan(1_000_000);
+      expect(r.complete).toBe(false);
+    }
+    expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
+  });
+
+  it('the same window without the bad partition completes cleanly', async () => {
+    const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04&format=csv`);
+    expect(r.status).toBe(200);
+    expect(r.complete).toBe(true);
+  });
+});
+
+describe('interrupted requests return their connection', () => {
+  it('100 requests aborted mid-stream leave no busy connection', async () => {
+    for (let i = 0; i < 100; i++) {
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04&format=${i % 2 ? 'csv' : 'geojson'}`, { abortAfterBytes: 1 + (i % 10) * 30_000 });
+      expect(r.complete).toBe(false);
+    }
+    expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
+    const after = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv`);
+    expect(after.complete).toBe(true);
+    expect(Number(after.headers['x-returned'])).toBe(20_000);
+  }, 60_000);
+
+  it('a query timeout before the first byte is a 503; after it, an aborted transfer; either way the connection comes back', async () => {
+    const slow = await startServer(dir, { QUERY_TIMEOUT_MS: '150', DUCKDB_THREADS: '1' });
+    try {
+      const r = await rawGet(`${slow.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04`);
+      expect(r.complete && r.status === 200).toBe(false);
+      expect([200, 503]).toContain(r.status);
+      expect(await waitFor(() => slow.engine.busy === 0)).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  });
+});
