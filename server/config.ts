@@ -13,6 +13,12 @@ const Env = z.object({
   DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),
   DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'like 2GB or 512MiB').default('2GB'),
+  KEYS_FILE: z.string().min(1).default('var/keys.json'),
+  KEYS_RELOAD_MS: z.coerce.number().int().min(50).max(2000).default(500),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  REDIS_URL: z.string().url().optional(),
+  TRUST_PROXY: z.stringbool().default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -27,6 +33,13 @@ export interface Config {
   duckdbThreads: number;
   duckdbConnections: number;
   duckdbMemoryLimit: string;
+  keysFile: string;
+  keysReloadMs: number;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+  redisUrl: string | null;
+  /** Behind a reverse proxy, take the client address from X-Forwarded-For (failed-auth limits). */
+  trustProxy: boolean;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 }
 
@@ -51,6 +64,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
+    keysFile: path.resolve(e.KEYS_FILE),
+    keysReloadMs: e.KEYS_RELOAD_MS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    redisUrl: e.REDIS_URL ?? null,
+    trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };
 }

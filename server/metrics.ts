@@ -3,6 +3,16 @@ export class Metrics {
   private readonly responses = new Map<string, number>();
   private readonly rows = new Map<string, number>();
   private abortedStreams = 0;
+  private readonly authFailures = new Map<string, number>();
+  private rateLimitStoreErrors = 0;
+
+  countAuthFailure(reason: string): void {
+    this.authFailures.set(reason, (this.authFailures.get(reason) ?? 0) + 1);
+  }
+
+  countRateLimitStoreError(): void {
+    this.rateLimitStoreErrors++;
+  }
 
   countResponse(route: string, status: number): void {
     const key = `route="${route}",status="${status}"`;
@@ -26,6 +36,10 @@ export class Metrics {
     for (const [k, v] of this.rows) out.push(`fire_api_rows_promised_total{dataset="${k}"} ${v}`);
     family('fire_api_streams_aborted_total', 'counter', 'Data responses aborted mid-stream (client gone, timeout or short stream)');
     out.push(`fire_api_streams_aborted_total ${this.abortedStreams}`);
+    family('fire_api_auth_failures_total', 'counter', 'Data requests refused for a missing, invalid, revoked or expired key');
+    for (const [k, v] of this.authFailures) out.push(`fire_api_auth_failures_total{reason="${k}"} ${v}`);
+    family('fire_api_rate_limit_store_errors_total', 'counter', 'Rate-limit store (Redis) failures; requests were let through (fail-open)');
+    out.push(`fire_api_rate_limit_store_errors_total ${this.rateLimitStoreErrors}`);
     for (const [name, v] of Object.entries(gauges)) {
       family(name, 'gauge', name.replaceAll('_', ' '));
       out.push(`${name} ${v}`);

@@ -2,8 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
+  unauthorized: { status: 401, title: 'A valid key is required' },
+  forbidden: { status: 403, title: 'Key revoked or expired' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   unavailable: { status: 503, title: 'Data not available: the service did not look' },
   internal: { status: 500, title: 'Internal error' },
 } as const;

@@ -33,7 +33,7 @@ async function walk(format: 'csv' | 'geojson', from: string, to: string) {
   const seen: string[] = [];
   let pages = 0;
   for (let next: string | null = from; next; pages++) {
-    const r = await fetch(`${server.url}/api/v1/hotspots?from=${encodeURIComponent(next)}&to=${to}${format === 'csv' ? '&format=csv' : ''}`);
+    const r: Response = await fetch(`${server.url}/api/v1/hotspots?from=${encodeURIComponent(next)}&to=${to}${format === 'csv' ? '&format=csv' : ''}`);
     expect(r.status).toBe(200);
     if (format === 'csv') {
       const rows = parseCsv(await r.text()).slice(1);

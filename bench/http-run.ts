@@ -1,0 +1,91 @@
+import http from 'node:http';
+
+export type WireFormat = 'csv' | 'geojson';
+
+export interface HttpRun {
+  status: number;
+  /** Request start to the last body byte. */
+  wallMs: number;
+  /** Request start to the response headers: the server's whole preflight (file checks, exact count). */
+  headersMs: number;
+  /** Request start to the first body byte. */
+  firstByteMs: number;
+  bytes: number;
+  /** CSV: lines minus the header. GeoJSON: Feature objects. */
+  rows: number;
+  /** The X-Returned header: what the server promised before streaming. */
+  returnedHeader: number | null;
+  /** The transfer reached its end (chunked terminator seen) and the body has the format's closing bytes. */
+  complete: boolean;
+}
+
+/** The opening of every Feature the server writes (queries/compile.ts); no property value of a fire record holds it. */
+const FEATURE_HEAD = Buffer.from('{"type":"Feature",');
+
+/** Counts occurrences of `needle` across chunk boundaries without keeping the body. */
+function makeCounter(needle: Buffer): (chunk: Buffer) => number {
+  let carry = Buffer.alloc(0);
+  return (chunk) => {
+    // The carried tail is shorter than the needle, so no match lies wholly in it: nothing is counted twice.
+    const hay = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    let n = 0;
+    for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) n++;
+    carry = Buffer.from(hay.subarray(Math.max(0, hay.length - (needle.length - 1))));
+    return n;
+  };
+}
+
+function countNewlines(chunk: Buffer): number {
+  let n = 0;
+  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+function endsProperly(format: WireFormat, head: Buffer, tail: Buffer, bytes: number): boolean {
+  if (bytes === 0) return false;
+  if (format === 'csv') return tail.at(-1) === 10;
+  return head.toString('utf8').startsWith('{"type":"FeatureCollection"') && tail.toString('utf8').endsWith(']}\n');
+}
+
+/**
+ * GET `url` and count what arrives, keeping only a few bytes of the body: a one-year
+ * extract is gigabytes. A broken transfer is reported (complete: false), not thrown.
+ */
+export function fetchExtract(url: string, format: WireFormat, headers: Record<string, string> = {}): Promise<HttpRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get(url, { headers, agent: false }, (response) => {
+      const headersMs = performance.now() - started;
+      const returned = response.headers['x-returned'];
+      const countFeatures = makeCounter(FEATURE_HEAD);
+      let firstByteMs = Number.NaN;
+      let bytes = 0;
+      let units = 0;
+      let head = Buffer.alloc(0);
+      let tail = Buffer.alloc(0);
+      let aborted = false;
+      response.on('data', (chunk: Buffer) => {
+        if (bytes === 0) firstByteMs = performance.now() - started;
+        bytes += chunk.length;
+        units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
+        if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
+        tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-8)]).subarray(-8));
+      });
+      response.on('aborted', () => (aborted = true));
+      response.on('error', () => (aborted = true));
+      response.on('close', () => {
+        resolve({
+          status: response.statusCode ?? 0,
+          wallMs: performance.now() - started,
+          headersMs,
+          firstByteMs,
+          bytes,
+          rows: format === 'csv' ? Math.max(0, units - 1) : units,
+          returnedHeader: typeof returned === 'string' ? Number(returned) : null,
+          complete: response.complete && !aborted && endsProperly(format, head, tail, bytes),
+        });
+      });
+    });
+    request.on('error', reject);
+  });
+}

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  scale: number;
+  days: number;
+  /** Exclusive last day of the data set, YYYY-MM-DD. */
+  end: string;
+  seed: number;
+  dataDir: string;
+  jsonPath: string | null;
+  /** Directory for a V8 CPU profile of the server child, or null for a plain (measured) run. */
+  cpuProfDir: string | null;
+}
+
+/** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
+export interface DayWindow {
+  from: string;
+  to: string;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+  --scale S        demo data volume (default 10: about 5 M hotspots a year)
+  --days N         days of data before --end (default 365)
+  --end DAY        exclusive last day, YYYY-MM-DD (default 2026-01-01)
+  --data-dir DIR   where the data set lives (default var/bench-data/scale-S, or -S-dN-eDAY if not the defaults)
+  --json PATH      also write the result table as JSON
+  --cpu-prof DIR   run the server under node --cpu-prof and print its top self-time functions
+`;
+
+export class BenchUsageError extends Error {}
+
+/** The repository root: the bench runs the project's own CLI from there, whatever the working directory. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const DAY_MS = 86_400_000;
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function parseDayText(text: string, name: string): number {
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms) || dayText(ms) !== text) throw new BenchUsageError(`--${name} must be YYYY-MM-DD`);
+  return ms;
+}
+
+function positive(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new BenchUsageError(`--${name} must be a positive number`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      scale: { type: 'string' },
+      days: { type: 'string' },
+      end: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+    },
+  });
+  const scale = positive(values.scale, 'scale', 10);
+  const days = Math.trunc(positive(values.days, 'days', 365));
+  const end = values.end ?? '2026-01-01';
+  parseDayText(end, 'end');
+  // Non-default shapes get their own folder so they never overwrite (or pass for) the standard set.
+  const suffix = days === 365 && end === '2026-01-01' ? '' : `-d${days}-e${end}`;
+  return {
+    scale,
+    days,
+    end,
+    seed: 1,
+    dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : path.join(REPO_ROOT, `var/bench-data/scale-${scale}${suffix}`),
+    jsonPath: values.json ? path.resolve(values.json) : null,
+    cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+  };
+}
+
+/** The whole data set: scenario A and C read all of it. */
+export function fullWindow(o: BenchOptions): DayWindow {
+  const endMs = parseDayText(o.end, 'end');
+  return { from: dayText(endMs - o.days * DAY_MS), to: o.end };
+}
+
+/**
+ * Scenario B: the calendar month holding the middle of the data set, clipped to it.
+ * For the standard year 2025 that is July, the busiest fire month; for a few days it is the days.
+ */
+export function monthWindow(o: BenchOptions): DayWindow {
+  const full = fullWindow(o);
+  const fromMs = Date.parse(`${full.from}T00:00:00Z`);
+  const toMs = Date.parse(`${full.to}T00:00:00Z`);
+  const mid = new Date(fromMs + Math.floor((toMs - fromMs) / DAY_MS / 2) * DAY_MS);
+  const monthStart = Date.UTC(mid.getUTCFullYear(), mid.getUTCMonth(), 1);
+  const monthEnd = Date.UTC(mid.getUTCFullYear(), mid.getUTCMonth() + 1, 1);
+  return { from: dayText(Math.max(fromMs, monthStart)), to: dayText(Math.min(toMs, monthEnd)) };
+}
+
+/** A one-day window at the start of the data set: the warm-up request. */
+export function firstDayWindow(o: BenchOptions): DayWindow {
+  const full = fullWindow(o);
+  return { from: full.from, to: dayText(Date.parse(`${full.from}T00:00:00Z`) + DAY_MS) };
+}

@@ -1,0 +1,62 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { listParquet, quoteSql, readParquetSql, windowWhere } from './data.ts';
+import type { DayWindow } from './options.ts';
+
+export interface ReferenceAsk {
+  dataDir: string;
+  dataset: string;
+  timeColumn: string;
+  orderBy: readonly string[];
+  window: DayWindow;
+  format: 'csv' | 'json';
+  /** The server's own settings, so the comparison is engine against engine on equal terms. */
+  threads: number;
+  memoryLimit: string;
+}
+
+export interface ReferenceRun {
+  wallMs: number;
+  rows: number;
+  bytes: number;
+  sql: string;
+}
+
+/** The ordered SELECT the server's extract is compared with: every column, the same window, the same order. */
+export async function referenceSelect(a: ReferenceAsk): Promise<string> {
+  const files = await listParquet(a.dataDir, a.dataset);
+  const order = a.orderBy.map((c) => `"${c}"`).join(', ');
+  return `SELECT * FROM ${readParquetSql(files)} WHERE ${windowWhere(a.timeColumn, a.window)} ORDER BY ${order}`;
+}
+
+/**
+ * DuckDB's own `COPY (...) TO file`, timed around the statement alone, in a fresh instance
+ * (no caches shared with the counting instance) with the server's thread count and memory limit.
+ * The file is deleted afterwards; only its size is kept.
+ */
+export async function runReference(a: ReferenceAsk): Promise<ReferenceRun> {
+  const select = await referenceSelect(a);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-ref-'));
+  const out = path.join(dir, `out.${a.format}`);
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(a.threads),
+    memory_limit: a.memoryLimit,
+    temp_directory: path.join(dir, 'spill'),
+  });
+  const connection = await instance.connect();
+  try {
+    const sql = `COPY (${select}) TO ${quoteSql(out)} (FORMAT ${a.format})`;
+    const started = performance.now();
+    const result = await connection.runAndReadAll(sql);
+    const wallMs = performance.now() - started;
+    // COPY answers with the number of rows it wrote.
+    const rows = Number(result.getRows()[0]?.[0] ?? Number.NaN);
+    return { wallMs, rows, bytes: (await stat(out)).size, sql: `COPY (SELECT * ... ORDER BY ${a.orderBy.join(', ')}) TO file (FORMAT ${a.format})` };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,107 @@
+import { fetchExtract, type HttpRun, type WireFormat } from './http-run.ts';
+import type { DayWindow } from './options.ts';
+import { runReference, type ReferenceRun } from './reference.ts';
+import { readCpuSeconds, sampleRss } from './rss.ts';
+import type { ServerProcess } from './server-process.ts';
+
+export interface ScenarioSpec {
+  id: string;
+  title: string;
+  dataset: string;
+  timeColumn: string;
+  orderBy: readonly string[];
+  window: DayWindow;
+  format: WireFormat;
+  /** Rows DuckDB counted in the window before the server was asked. */
+  expectedRows: number;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  path: string;
+  window: DayWindow;
+  status: number;
+  wallSeconds: number;
+  headersMs: number;
+  firstByteMs: number;
+  rows: number;
+  bytes: number;
+  rowsPerSecond: number;
+  peakRssMb: number;
+  rssSamples: number;
+  serverCpuSeconds: number;
+  returnedHeader: number | null;
+  expectedRows: number;
+  referenceSql: string;
+  referenceSeconds: number;
+  referenceRows: number;
+  referenceBytes: number;
+  /** server wall time / DuckDB COPY wall time: below 1 the server beats writing a file. */
+  ratio: number;
+  complete: boolean;
+  /** Received = X-Returned = DuckDB's count = rows COPY wrote. */
+  rowsMatch: boolean;
+}
+
+export const extractPath = (s: Pick<ScenarioSpec, 'dataset' | 'window' | 'format'>): string =>
+  `/api/v1/${s.dataset}?from=${s.window.from}&to=${s.window.to}${s.format === 'csv' ? '&format=csv' : ''}`;
+
+/** One measured request: RSS sampled from /proc every 50 ms, server CPU time read before and after. */
+export async function measureRequest(server: ServerProcess, path: string, format: WireFormat): Promise<HttpRun & { peakRssMb: number; rssSamples: number; cpuSeconds: number }> {
+  server.assertAlive();
+  const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
+  const sampler = sampleRss(server.pid);
+  const run = await fetchExtract(server.baseUrl + path, format).finally(() => sampler.stop());
+  const rss = sampler.stop();
+  const cpuSeconds = (readCpuSeconds(server.pid) ?? Number.NaN) - cpuBefore;
+  server.assertAlive();
+  return { ...run, peakRssMb: rss.peakMb, rssSamples: rss.samples, cpuSeconds };
+}
+
+/** The server's extract over HTTP, then DuckDB's COPY of the same ordered SELECT, one after the other (never concurrently). */
+export async function runScenario(
+  server: ServerProcess,
+  spec: ScenarioSpec,
+  engine: { dataDir: string; threads: number; memoryLimit: string },
+): Promise<ScenarioResult> {
+  const path = extractPath(spec);
+  const run = await measureRequest(server, path, spec.format);
+  const reference: ReferenceRun = await runReference({
+    dataDir: engine.dataDir,
+    dataset: spec.dataset,
+    timeColumn: spec.timeColumn,
+    orderBy: spec.orderBy,
+    window: spec.window,
+    format: spec.format === 'csv' ? 'csv' : 'json',
+    threads: engine.threads,
+    memoryLimit: engine.memoryLimit,
+  });
+  const wallSeconds = run.wallMs / 1000;
+  const referenceSeconds = reference.wallMs / 1000;
+  return {
+    id: spec.id,
+    title: spec.title,
+    path,
+    window: spec.window,
+    status: run.status,
+    wallSeconds,
+    headersMs: run.headersMs,
+    firstByteMs: run.firstByteMs,
+    rows: run.rows,
+    bytes: run.bytes,
+    rowsPerSecond: run.rows / wallSeconds,
+    peakRssMb: run.peakRssMb,
+    rssSamples: run.rssSamples,
+    serverCpuSeconds: run.cpuSeconds,
+    returnedHeader: run.returnedHeader,
+    expectedRows: spec.expectedRows,
+    referenceSql: reference.sql,
+    referenceSeconds,
+    referenceRows: reference.rows,
+    referenceBytes: reference.bytes,
+    ratio: wallSeconds / referenceSeconds,
+    complete: run.status === 200 && run.complete,
+    rowsMatch: run.rows === run.returnedHeader && run.rows === spec.expectedRows && run.rows === reference.rows,
+  };
+}

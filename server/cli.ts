@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DATASETS } from '../datasets/index.ts';
+import { writeDemoData } from '../queries/write-demo-data.ts';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+
+const USAGE = `Usage: fire-api <command> [options]
+
+Commands:
+  serve                      Start the server (configuration from the environment: DATA_DIR, PORT, HOST, ROW_LIMIT, ...)
+  start                      Write demo data into DATA_DIR if it holds no dataset, then serve
+  demo-data --out DIR        Write a deterministic demo data set
+            [--end YYYY-MM-DD] exclusive last day (default: today, UTC)
+            [--days N]         number of days before --end (default 30)
+            [--seed N]         random seed (default 1)
+            [--scale X]        volume multiplier for benchmarks (default 1)
+  help                       Show this text
+`;
+
+const out = (text: string) => process.stdout.write(text + '\n');
+const err = (text: string) => process.stderr.write(text + '\n');
+
+class UsageError extends Error {}
+
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+function number(value: string | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min}`);
+  return n;
+}
+
+async function demoData(args: string[], fallbackOut?: string): Promise<void> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string' }, end: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' } } });
+  const outDir = values.out ?? fallbackOut;
+  if (!outDir) throw new UsageError('demo-data needs --out DIR');
+  const end = values.end ?? todayUtc();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(end) || Number.isNaN(Date.parse(end))) throw new UsageError('--end must be YYYY-MM-DD');
+  const opts = { outDir: path.resolve(outDir), end, days: Math.trunc(number(values.days, 'days', 30, 1)), seed: Math.trunc(number(values.seed, 'seed', 1, 0)), scale: number(values.scale, 'scale', 1, 0.01) };
+  err(`writing demo data: ${opts.days} days before ${end}, seed ${opts.seed}, scale ${opts.scale} -> ${opts.outDir}`);
+  const started = Date.now();
+  await writeDemoData(opts, (message) => err(`  ${message}`));
+  err(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function serve(config: Config, greet: boolean): Promise<void> {
+  const { app } = await buildApp(config);
+  const stop = async () => {
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await app.listen({ host: config.host, port: config.port });
+  if (greet) printWelcome(config);
+}
+
+function printWelcome(config: Config): void {
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  out(`\nResearch Read API on ${base} serving ${config.dataDir}\n`);
+  out('Try:');
+  out(`  curl '${base}/api/v1/hotspots'                       # last 24 h of detections, GeoJSON`);
+  out(`  curl '${base}/api/v1/hotspots?format=csv&country=PT'  # the same as CSV, Portugal only`);
+  out(`  curl '${base}/api/v1/fire-danger?level=adminArea'     # FWI series, default model`);
+  out(`  curl '${base}/api/v1/sensor-readings?series=raw&format=csv'`);
+  out(`  curl '${base}/readyz'                                 # dataset availability\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === 'demo-data') return demoData(rest);
+  if (command === 'serve' || command === 'start') {
+    const config = loadConfig();
+    const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));
+    if (command === 'start' && empty) await demoData([], config.dataDir);
+    return serve(config, command === 'start');
+  }
+  if (command === undefined || command === 'help' || command === '--help') return void out(USAGE);
+  throw new UsageError(`unknown command '${command}'`);
+}
+
+main(process.argv.slice(2)).catch((e: Error) => {
+  const badArgs = String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+  if (e instanceof UsageError || e instanceof ConfigError || badArgs) {
+    err(`fire-api: ${e.message}`);
+    if (!(e instanceof ConfigError)) err(USAGE);
+    process.exit(2);
+  }
+  err(`fire-api: ${e.stack ?? String(e)}`);
+  process.exit(1);
+});
