@@ -7,6 +7,7 @@ import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import { loadConfig } from '../server/config.ts';
+import { issueBenchKey } from './bench-key.ts';
 import { countRows, ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { BenchUsageError, firstDayWindow, fullWindow, monthWindow, parseBenchArgs, USAGE, type BenchOptions, type DayWindow } from './options.ts';
@@ -62,6 +63,52 @@ async function printProfile(dir: string): Promise<void> {
   log(`\nserver main thread, top self time (V8 CPU profile in ${dir}):\n${renderSelfTimes(topSelfTimes(profile, 15))}`);
 }
 
+interface Measured {
+  warmup: Awaited<ReturnType<typeof warmUp>>;
+  results: ScenarioResult[];
+  vmHwmMb: number | null;
+}
+
+/** Key, server child, warm-up, scenarios; the child and its temp folder are gone when this returns, whatever happened. */
+async function measure(o: BenchOptions, specs: readonly ScenarioSpec[]): Promise<Measured> {
+  const tempDir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-'));
+  let server: ServerProcess | null = null;
+  try {
+    const env = {
+      DATA_DIR: o.dataDir,
+      TEMP_DIR: tempDir,
+      KEYS_FILE: path.join(tempDir, 'keys.json'),
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      // Above every window's count, so no scenario is truncated and each response is the whole window.
+      ROW_LIMIT: String(Math.max(...specs.map((s) => s.expectedRows)) + 1),
+      // A timeout is not what is measured; the default would cut a slow run short.
+      QUERY_TIMEOUT_MS: String(3_600_000),
+      LOG_LEVEL: 'warn',
+    };
+    const key = await issueBenchKey(env.KEYS_FILE);
+    // The server's own parser: the reference gets exactly the threads and memory limit the server resolves.
+    const config = loadConfig({ ...process.env, ...env });
+    server = await startServer(env, { authorization: `Bearer ${key}` }, o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []);
+    log(`server: pid ${server.pid} on ${server.baseUrl}, DuckDB threads ${config.duckdbThreads}, memory limit ${config.duckdbMemoryLimit}, ROW_LIMIT ${env.ROW_LIMIT}`);
+    const warmup = await warmUp(server, o);
+    const results: ScenarioResult[] = [];
+    for (const s of specs) {
+      log(`${s.id}: GET ${extractPath(s)} (${s.title}) ...`);
+      const r = await runScenario(server, s, { dataDir: o.dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
+      log(`${s.id}: server ${r.wallSeconds.toFixed(2)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${r.referenceSeconds.toFixed(2)} s`);
+      results.push(r);
+    }
+    // A server that died after its last response (e.g. while the reference ran) is broken too.
+    server.assertAlive();
+    return { warmup, results, vmHwmMb: readStatusMb(server.pid, 'VmHWM') };
+  } finally {
+    await server?.stop();
+    if (server?.exited && server.exited.code !== 0) log(`server: stopped with code ${server.exited.code}, signal ${server.exited.signal}`);
+    await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
 async function run(o: BenchOptions): Promise<number> {
   const started = performance.now();
   const machine = describeMachine();
@@ -70,44 +117,15 @@ async function run(o: BenchOptions): Promise<number> {
   const specs = await planScenarios(o);
   const files = [...(await listParquet(o.dataDir, hotspots.name)), ...(await listParquet(o.dataDir, sensorReadings.name))];
   log(`page cache: read ${((await warmPageCache(files)) / 1e6).toFixed(1)} MB of Parquet (${files.length} files) once before any timing`);
-
-  const tempDir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-'));
-  const env = {
-    DATA_DIR: o.dataDir,
-    TEMP_DIR: tempDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    // Above every window's count, so no scenario is truncated and each response is the whole window.
-    ROW_LIMIT: String(Math.max(...specs.map((s) => s.expectedRows)) + 1),
-    // A timeout is not what is measured; the default would cut a slow run short.
-    QUERY_TIMEOUT_MS: String(3_600_000),
-    LOG_LEVEL: 'warn',
-  };
-  // The same parser as the server: the reference gets exactly the threads and memory limit the server resolves.
-  const config = loadConfig({ ...process.env, ...env });
-  const server = await startServer(env, o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []);
-  log(`server: pid ${server.pid} on ${server.baseUrl}, DuckDB threads ${config.duckdbThreads}, memory limit ${config.duckdbMemoryLimit}, ROW_LIMIT ${env.ROW_LIMIT}`);
-  const results: ScenarioResult[] = [];
-  let vmHwmMb: number | null = null;
-  let warmup: Awaited<ReturnType<typeof warmUp>> = [];
-  try {
-    warmup = await warmUp(server, o);
-    for (const s of specs) {
-      log(`${s.id}: GET ${extractPath(s)} (${s.title}) ...`);
-      const r = await runScenario(server, s, { dataDir: o.dataDir, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
-      log(`${s.id}: server ${r.wallSeconds.toFixed(2)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${r.referenceSeconds.toFixed(2)} s`);
-      results.push(r);
-    }
-    vmHwmMb = readStatusMb(server.pid, 'VmHWM');
-  } finally {
-    await server.stop();
-    await rm(tempDir, { recursive: true, force: true });
-  }
+  const { warmup, results, vmHwmMb } = await measure(o, specs);
 
   const [a, b, c] = results as [ScenarioResult, ScenarioResult, ScenarioResult];
-  const figures = [...scenarioFigures(a, b, c), info('server', 'VmHWM at end (lifetime peak RSS)', vmHwmMb ?? Number.NaN, 'MB')];
   const totalSeconds = (performance.now() - started) / 1000;
-  figures.push(info('bench', 'whole bench wall time', totalSeconds, 's'));
+  const figures = [
+    ...scenarioFigures(a, b, c),
+    info('server', 'VmHWM at end (lifetime peak RSS)', vmHwmMb ?? Number.NaN, 'MB'),
+    info('bench', 'whole bench wall time', totalSeconds, 's'),
+  ];
   log('\n' + renderMachine(machine));
   log(`data: ${o.dataDir} (scale ${o.scale}, ${o.days} days before ${o.end}, seed ${o.seed}; ${data.generatedSeconds === null ? 'reused' : `generated in ${data.generatedSeconds.toFixed(1)} s`})`);
   log(`warm-up before measuring: ${warmup.map((w) => w.path).join(', ')}\n`);

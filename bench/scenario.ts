@@ -52,7 +52,7 @@ export async function measureRequest(server: ServerProcess, path: string, format
   server.assertAlive();
   const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
   const sampler = sampleRss(server.pid);
-  const run = await fetchExtract(server.baseUrl + path, format).finally(() => sampler.stop());
+  const run = await fetchExtract(server.baseUrl + path, format, server.requestHeaders).finally(() => sampler.stop());
   const rss = sampler.stop();
   const cpuSeconds = (readCpuSeconds(server.pid) ?? Number.NaN) - cpuBefore;
   server.assertAlive();

@@ -5,6 +5,8 @@ import { REPO_ROOT } from './options.ts';
 export interface ServerProcess {
   pid: number;
   baseUrl: string;
+  /** Headers every data request carries (the bench's key). */
+  requestHeaders: Record<string, string>;
   /** Set once the child has exited, for whatever reason. */
   exited: { code: number | null; signal: string | null } | null;
   /** The last lines the child wrote (LOG_LEVEL=warn keeps this to warnings and errors). */
@@ -52,7 +54,7 @@ async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<
 }
 
 /** The real server, `node bin/fire-api.js serve`, as a child process configured only through its environment. */
-export async function startServer(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, requestHeaders: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
   const port = Number(env.PORT);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/fire-api.js', 'serve'], {
     cwd: REPO_ROOT,
@@ -66,6 +68,7 @@ export async function startServer(env: Record<string, string>, nodeArgs: readonl
   const server: ServerProcess = {
     pid: child.pid,
     baseUrl: `http://127.0.0.1:${port}`,
+    requestHeaders,
     exited: null,
     outputTail: () => lines.join('\n'),
     assertAlive: () => {

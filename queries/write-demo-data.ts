@@ -61,13 +61,13 @@ async function writeDataset(
   const startedMs = performance.now();
   const datasetDir = path.join(opts.outDir, plan.dataset);
   await removeDemoFiles(datasetDir);
-  await connection.run(stageTableSql(plan.stage));
   let rows = 0;
   let files = 0;
   for (const partition of plan.partitions()) {
     const dir = path.join(datasetDir, ...partition.dirs);
     await mkdir(dir, { recursive: true });
-    await connection.run('DELETE FROM demo_stage');
+    // A fresh table each time: DELETE would leave tombstones that every later scan pays for.
+    await connection.run(stageTableSql(plan.stage));
     await appendRows(connection, plan.stage, partition.rows);
     // Contract: a file appears atomically, so write under a name readers skip, then rename.
     const hidden = path.join(dir, `_${DEMO_FILE_NAME}`);

@@ -3,6 +3,9 @@ import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import type { AppContext } from './app-context.ts';
+import { authenticate } from './auth.ts';
+import { KeyRegistry } from './keys/key-registry.ts';
+import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { Problem, sendProblem } from './problems.ts';
@@ -48,7 +51,10 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     connections: config.duckdbConnections,
     memoryLimit: config.duckdbMemoryLimit,
   });
-  const app = Fastify({ logger: loggerOptions(config, opts.logStream), return503OnClosing: true });
+  const app = Fastify({ logger: loggerOptions(config, opts.logStream), return503OnClosing: true, trustProxy: config.trustProxy });
+  const keys = new KeyRegistry(config.keysFile, app.log);
+  await keys.load();
+  keys.watch(config.keysReloadMs);
   const metrics = new Metrics();
   const context: AppContext = {
     config,
@@ -56,8 +62,17 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     extract: { engine, checker: new FileChecker(config.dataDir), dataDir: config.dataDir, rowLimit: config.rowLimit },
   };
   installErrorHandling(app, metrics);
-  for (const d of DATASETS) registerDatasetRoute(app, context, d);
+  // Data routes: key, then per-key rate limit, then the handler.
+  await app.register(async (scope) => {
+    const limits = await registerRateLimits(scope, config, metrics);
+    scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
+    scope.addHook('onClose', async () => limits.close());
+    for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+  });
   registerOperationRoutes(app, context, engine);
-  app.addHook('onClose', async () => engine.close());
+  app.addHook('onClose', async () => {
+    keys.stop();
+    engine.close();
+  });
   return { app, engine, context };
 }

@@ -5,6 +5,8 @@ import { DATASETS } from '../datasets/index.ts';
 import { writeDemoData } from '../queries/write-demo-data.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { demoKey } from './keys/demo-key.ts';
+import { KEYS_USAGE, KeysUsageError, keysCommand } from './keys/keys-cli.ts';
 
 const USAGE = `Usage: fire-api <command> [options]
 
@@ -16,6 +18,8 @@ Commands:
             [--days N]         number of days before --end (default 30)
             [--seed N]         random seed (default 1)
             [--scale X]        volume multiplier for benchmarks (default 1)
+${KEYS_USAGE}
+                             (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
 `;
 
@@ -46,7 +50,8 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
   err(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function serve(config: Config, greet: boolean): Promise<void> {
+async function serve(config: Config, demo: boolean): Promise<void> {
+  const key = demo ? await demoKey(config.keysFile) : null;
   const { app } = await buildApp(config);
   const stop = async () => {
     await app.close();
@@ -55,23 +60,27 @@ async function serve(config: Config, greet: boolean): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await app.listen({ host: config.host, port: config.port });
-  if (greet) printWelcome(config);
+  if (key) printWelcome(config, key.key, key.issued);
 }
 
-function printWelcome(config: Config): void {
+function printWelcome(config: Config, key: string, issued: boolean): void {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  out(`\nResearch Read API on ${base} serving ${config.dataDir}\n`);
+  const h = `-H "Authorization: Bearer $FIRE_API_KEY"`;
+  out(`\nResearch Read API on ${base} serving ${config.dataDir}`);
+  out(`Demo key (${issued ? 'new' : 'reused'}, valid 365 days, registry ${config.keysFile}):\n`);
+  out(`  export FIRE_API_KEY=${key}\n`);
   out('Try:');
-  out(`  curl '${base}/api/v1/hotspots'                       # last 24 h of detections, GeoJSON`);
-  out(`  curl '${base}/api/v1/hotspots?format=csv&country=PT'  # the same as CSV, Portugal only`);
-  out(`  curl '${base}/api/v1/fire-danger?level=adminArea'     # FWI series, default model`);
-  out(`  curl '${base}/api/v1/sensor-readings?series=raw&format=csv'`);
-  out(`  curl '${base}/readyz'                                 # dataset availability\n`);
+  out(`  curl ${h} '${base}/api/v1/hotspots'                      # last 24 h of detections, GeoJSON`);
+  out(`  curl ${h} '${base}/api/v1/hotspots?format=csv&country=PT' # as CSV, Portugal only`);
+  out(`  curl ${h} '${base}/api/v1/fire-danger?level=adminArea'    # FWI series, default model`);
+  out(`  curl ${h} '${base}/api/v1/sensor-readings?format=csv'`);
+  out(`  curl '${base}/readyz'                                       # dataset availability, no key\n`);
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'demo-data') return demoData(rest);
+  if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
     const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));
@@ -84,7 +93,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((e: Error) => {
   const badArgs = String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
-  if (e instanceof UsageError || e instanceof ConfigError || badArgs) {
+  if (e instanceof UsageError || e instanceof KeysUsageError || e instanceof ConfigError || badArgs) {
     err(`fire-api: ${e.message}`);
     if (!(e instanceof ConfigError)) err(USAGE);
     process.exit(2);

@@ -35,10 +35,11 @@ const PASSES: readonly SatellitePass[] = [
 
 const TOTAL_WEIGHT = PASSES.reduce((sum, pass) => sum + pass.weight, 0);
 
-const STAGE: readonly StageColumn[] = [
+export const HOTSPOT_STAGE: readonly StageColumn[] = [
   { name: 'rs', type: 'BIGINT' }, { name: 'product', type: 'VARCHAR' }, { name: 'instrument', type: 'VARCHAR' },
   { name: 'satellite', type: 'VARCHAR' }, { name: 'version', type: 'VARCHAR' }, { name: 'daynight', type: 'VARCHAR' },
-  { name: 't', type: 'TIMESTAMPTZ' }, { name: 'country', type: 'VARCHAR' }, { name: 'lat', type: 'DOUBLE' },
+  { name: 't', type: 'TIMESTAMPTZ' }, { name: 'acq_date', type: 'VARCHAR' }, { name: 'acq_time', type: 'VARCHAR' },
+  { name: 'id_prefix', type: 'VARCHAR' }, { name: 'country', type: 'VARCHAR' }, { name: 'lat', type: 'DOUBLE' },
   { name: 'lon', type: 'DOUBLE' }, { name: 'radius_km', type: 'DOUBLE' }, { name: 'n', type: 'INTEGER' },
   { name: 'first_no', type: 'INTEGER' }, { name: 'scan_s', type: 'DOUBLE' }, { name: 'frp_mw', type: 'DOUBLE' },
 ];
@@ -62,7 +63,7 @@ WITH pixel AS (
   FROM pixel
 )
 SELECT
-  printf('%s_%s_%06d', product, strftime(t AT TIME ZONE 'UTC', '%Y%m%d'), first_no + k + 1) AS id,
+  id_prefix || CASE WHEN first_no + k < 999999 THEN lpad((first_no + k + 1)::VARCHAR, 6, '0') ELSE (first_no + k + 1)::VARCHAR END AS id,
   product,
   t AS "acquiredAtUtc",
   country,
@@ -74,8 +75,8 @@ SELECT
   CASE WHEN NOT modis THEN round(CASE WHEN night THEN 276 ELSE 294 END + 2.5 * ln(frp_raw) + 3 * z2, 2) END AS bright_ti5,
   CASE WHEN modis THEN round(1 + 3.8 * s2, 1) ELSE round(0.32 + 0.48 * s2, 2) END AS scan,
   CASE WHEN modis THEN round(1 + s2, 1) ELSE round(0.36 + 0.42 * s2, 2) END AS track,
-  strftime(t AT TIME ZONE 'UTC', '%Y-%m-%d') AS acq_date,
-  strftime(t AT TIME ZONE 'UTC', '%H%M') AS acq_time,
+  acq_date,
+  acq_time,
   satellite,
   instrument,
   CASE
@@ -94,7 +95,7 @@ ORDER BY "acquiredAtUtc", id`;
 export function hotspotPlan(seed: number, endDay: number, days: number, events: EventSource): DemoDatasetPlan {
   return {
     dataset: 'hotspots',
-    stage: STAGE,
+    stage: HOTSPOT_STAGE,
     selectSql: SELECT_SQL,
     partitions: function* (): Generator<DemoPartition> {
       for (const day of windowDays(endDay, days)) {
@@ -108,28 +109,32 @@ export function hotspotPlan(seed: number, endDay: number, days: number, events: 
 export function passRows(seed: number, day: number, active: readonly FireEvent[]): StageValue[][] {
   const rows: StageValue[][] = [];
   const counters = new Map<string, number>();
+  const acqDate = formatDay(day);
   for (const event of active) {
     const rng = rngFor(seed, 301, event.seed, day);
     const dayIndex = day - event.startDay;
-    const dayShare = event.detections * (dayWeights(event.durationDays)[dayIndex] ?? 0);
-    const times = PASSES.map((pass) => passTimeMs(pass, day, event.lon));
-    // On the first day, passes before ignition see nothing: late fires that die the same
-    // day are often never detected, as in reality (HOTSPOTS_PER_DAY is calibrated for it).
-    const seen = PASSES.map((pass, index) => (dayIndex > 0 || (times[index] ?? 0) >= event.ignitionMs ? pass.weight : 0));
+    const dayShare = (event.detections * (dayWeights(event.durationDays)[dayIndex] ?? 0)) / TOTAL_WEIGHT;
     const radiusKm = event.radiusKm * Math.sqrt((dayIndex + 1) / event.durationDays);
-    PASSES.forEach((pass, index) => {
-      const pixels = roundStochastic((dayShare * (seen[index] ?? 0)) / TOTAL_WEIGHT, rng);
+    for (const pass of PASSES) {
+      const timeMs = passTimeMs(pass, day, event.lon);
+      // On the first day, passes before ignition see nothing: late fires that die the same
+      // day are often never detected, as in reality (HOTSPOTS_PER_DAY is calibrated for it).
+      const seen = dayIndex > 0 || timeMs >= event.ignitionMs;
+      const pixels = seen ? roundStochastic(dayShare * pass.weight, rng) : 0;
       const rowSeed = rng.seed32();
       const scanPosition = rng.next();
-      if (pixels === 0) return;
+      if (pixels === 0) continue;
       const first = counters.get(pass.product) ?? 0;
       counters.set(pass.product, first + pixels);
+      const minutes = (timeMs - day * MS_PER_DAY) / 60_000;
+      const acqTime = `${String(Math.floor(minutes / 60)).padStart(2, '0')}${String(minutes % 60).padStart(2, '0')}`;
       const frp = event.frpMedianMw * (pass.instrument === 'MODIS' ? 3 : 1) * (pass.daynight === 'N' ? 0.6 : 1);
       rows.push([
-        rowSeed, pass.product, pass.instrument, pass.satellite, pass.version, pass.daynight, times[index] ?? 0,
-        event.area?.iso2 ?? null, event.lat, event.lon, radiusKm, pixels, first, scanPosition, frp,
+        rowSeed, pass.product, pass.instrument, pass.satellite, pass.version, pass.daynight, timeMs, acqDate, acqTime,
+        `${pass.product}_${acqDate.replaceAll('-', '')}_`, event.area?.iso2 ?? null, event.lat, event.lon, radiusKm,
+        pixels, first, scanPosition, frp,
       ]);
-    });
+    }
   }
   return rows;
 }

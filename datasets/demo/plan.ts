@@ -32,10 +32,18 @@ export interface DemoDatasetPlan {
 /** Name of every file the generator writes; anything else in DATA_DIR is left alone. */
 export const DEMO_FILE_NAME = 'demo.parquet';
 
-/** Macros the SELECTs use for per-row randomness: deterministic hashes of (row seed, k, salt). */
+/**
+ * Per-row randomness for the SELECTs: a hash of (row seed < 2^32, k < 2^20, salt < 2^11)
+ * packed into one BIGINT. Not hash(s, k, salt): DuckDB combines the hashes of several
+ * arguments with XOR, so every salt would be the same bits XOR a constant (locked noises).
+ */
 export const DEMO_SQL_MACROS: readonly string[] = [
-  'CREATE OR REPLACE TEMP MACRO demo_u(s, k, salt) AS ((hash(s, k, salt) >> 11)::DOUBLE / 9007199254740992.0)',
-  'CREATE OR REPLACE TEMP MACRO demo_z(s, k, salt) AS (sqrt(-2 * ln(1 - demo_u(s, k, salt))) * cos(2 * pi() * demo_u(s, k, salt + 1000)))',
+  'CREATE OR REPLACE TEMP MACRO demo_h(s, k, salt) AS hash((s::BIGINT << 31) | (k::BIGINT << 11) | salt)',
+  'CREATE OR REPLACE TEMP MACRO demo_u(s, k, salt) AS ((demo_h(s, k, salt) >> 11)::DOUBLE / 9007199254740992.0)',
+  // Box-Muller on the two 32-bit halves of one hash.
+  `CREATE OR REPLACE TEMP MACRO demo_z(s, k, salt) AS (
+    sqrt(-2 * ln(1 - (demo_h(s, k, salt) >> 32)::DOUBLE / 4294967296.0))
+    * cos(2 * pi() * (demo_h(s, k, salt) & 4294967295)::DOUBLE / 4294967296.0))`,
 ];
 
 export function stageTableSql(stage: readonly StageColumn[]): string {

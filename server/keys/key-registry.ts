@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { keyState } from './key-admin.ts';
 import { hashKey, keyIdOf } from './key-format.ts';
 import { readRegistry, type KeyRecord } from './registry-file.ts';
 
@@ -59,9 +60,8 @@ export class KeyRegistry {
     const id = keyIdOf(token);
     const record = id === null ? undefined : this.byId.get(id);
     if (!record || !sameHash(hashKey(token), record.sha256)) return { status: 'unknown' };
-    if (record.revokedAtUtc !== null && Date.parse(record.revokedAtUtc) <= nowMs) return { status: 'revoked', id: record.id };
-    if (Date.parse(record.expiresAtUtc) <= nowMs) return { status: 'expired', id: record.id };
-    return { status: 'valid', id: record.id };
+    const state = keyState(record, nowMs);
+    return state === 'active' ? { status: 'valid', id: record.id } : { status: state, id: record.id };
   }
 }
 

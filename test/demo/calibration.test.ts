@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { parseDay } from '../../datasets/demo/calendar.ts';
 import { createEventSource } from '../../datasets/demo/event-source.ts';
 import { HOTSPOTS_PER_DAY, seasonFactor } from '../../datasets/demo/fire-events.ts';
-import { passRows } from '../../datasets/demo/hotspot-plan.ts';
+import { HOTSPOT_STAGE, passRows } from '../../datasets/demo/hotspot-plan.ts';
+
+const PIXELS = HOTSPOT_STAGE.findIndex((column) => column.name === 'n');
 
 /** Pixels the hotspot plan would write per day (the stage's `n` column), without DuckDB. */
 function pixelsPerDay(seed: number, scale: number, firstDay: number, days: number): number[] {
   const events = createEventSource(seed, scale);
   return Array.from({ length: days }, (_, index) => {
     const day = firstDay + index;
-    return passRows(seed, day, events.activeOn(day)).reduce((sum, row) => sum + Number(row[11]), 0);
+    return passRows(seed, day, events.activeOn(day)).reduce((sum, row) => sum + Number(row[PIXELS]), 0);
   });
 }
 

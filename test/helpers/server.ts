@@ -1,17 +1,34 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
+import { issueKey } from '../../server/keys/key-admin.ts';
+import { tempDir } from './fixtures.ts';
 
 export interface TestServer extends App {
   url: string;
+  /** A valid key issued for this server, and its header. */
+  key: string;
+  keysFile: string;
+  auth: { authorization: string };
+  /** fetch with the key: `get('/api/v1/hotspots?...')`. */
+  get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
+export const TEST_HOLDER = { name: 'Test Researcher', institution: 'Test University', purpose: 'automated tests', email: 'test@example.org' };
+
 /** A real app on a real port, over `dataDir`; env overrides go through the same config parser as production. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<TestServer> {
-  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', ...env });
+  const keysFile = env.KEYS_FILE ?? path.join(await tempDir('fire-api-keys-'), 'keys.json');
+  const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
+  // Tests about other things must not trip the per-key limit; the rate-limit tests set it explicitly.
+  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const built = await buildApp(config, opts);
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = built.app.server.address() as AddressInfo;
-  return { ...built, url: `http://127.0.0.1:${port}`, close: () => built.app.close() };
+  const url = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${key}` };
+  const get = (pathAndQuery: string, init: RequestInit = {}) => fetch(`${url}${pathAndQuery}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+  return { ...built, url, key, keysFile, auth, get, close: () => built.app.close() };
 }

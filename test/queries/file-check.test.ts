@@ -104,6 +104,8 @@ describe('FileChecker on real files', () => {
     expect(after.size).not.toBe(before.size);
     // Same key as listed before: the cached verdict, without reading the file again.
     expect((await checker.check(c, sensorStations, before)).ok).toBe(true);
+    // A size change alone (an append within the clock's mtime granularity) is enough to re-check.
+    expect((await checker.check(c, sensorStations, { ...before, size: after.size })).ok).toBe(false);
     expect(await checker.check(c, sensorStations, after)).toMatchObject({ ok: false, problem: expect.stringMatching(/^unreadable/) });
   });
 

@@ -22,6 +22,7 @@ beforeAll(async () => {
   const bytes = await readFile(path.join(dir, 'a.parquet'));
   await writeFile(path.join(dir, 'truncated.parquet'), bytes.subarray(0, bytes.length - 100));
   await writeFile(path.join(dir, 'half.parquet'), bytes.subarray(0, bytes.length >> 1));
+  await writeFile(path.join(dir, 'headless.parquet'), Buffer.concat([Buffer.from('XXXX'), bytes.subarray(4)]));
   await writeFile(path.join(dir, 'text.parquet'), 'id,product\na1,VIIRS_SNPP_NRT\n'.repeat(10));
   await writeFile(path.join(dir, 'tiny.parquet'), 'PAR1PAR1');
   const badLength = Buffer.concat([Buffer.from('PAR1'), Buffer.alloc(20), Buffer.from([0xff, 0xff, 0, 0]), Buffer.from('PAR1')]);
@@ -40,7 +41,7 @@ describe('hashFooter', () => {
     expect(await hashFooter(await file('b.parquet'))).not.toBe(await hashFooter(await file('a.parquet')));
   });
 
-  it.each(['truncated.parquet', 'half.parquet', 'text.parquet', 'tiny.parquet', 'bad-length.parquet', 'zero-length.parquet'])(
+  it.each(['truncated.parquet', 'half.parquet', 'headless.parquet', 'text.parquet', 'tiny.parquet', 'bad-length.parquet', 'zero-length.parquet'])(
     'throws UnreadableFileError for %s',
     async (name) => {
       await expect(hashFooter(await file(name))).rejects.toBeInstanceOf(UnreadableFileError);

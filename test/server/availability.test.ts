@@ -25,7 +25,7 @@ async function hotspotDir(): Promise<string> {
 
 async function request(dir: string, query: string) {
   server ??= await startServer(dir);
-  const r = await fetch(`${server.url}/api/v1/hotspots?${query}`);
+  const r = await server.get(`/api/v1/hotspots?${query}`);
   return { status: r.status, headers: r.headers, text: await r.text() };
 }
 

@@ -3,7 +3,7 @@ import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
-const get = (path: string) => fetch(`${server.url}${path}`);
+const get = (path: string) => server.get(`${path}`);
 const json = async (path: string) => {
   const r = await get(path);
   return { status: r.status, headers: r.headers, body: (await r.json()) as any };

@@ -42,7 +42,7 @@ afterAll(() => server.close());
 describe('a 200 never ends cleanly short of its rows', () => {
   it('a data page that fails mid-stream aborts the transfer instead of ending it', async () => {
     for (const format of ['csv', 'geojson']) {
-      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-10&to=2025-08-21&format=${format}`);
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-10&to=2025-08-21&format=${format}`, { headers: server.auth });
       expect(r.status).toBe(200);
       expect(Number(r.headers['x-returned'])).toBe(8 * 20_000);
       expect(r.bytes).toBeGreaterThan(1_000_000);
@@ -52,7 +52,7 @@ describe('a 200 never ends cleanly short of its rows', () => {
   });
 
   it('the same window without the bad partition completes cleanly', async () => {
-    const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04&format=csv`);
+    const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04&format=csv`, { headers: server.auth });
     expect(r.status).toBe(200);
     expect(r.complete).toBe(true);
   });
@@ -61,11 +61,11 @@ describe('a 200 never ends cleanly short of its rows', () => {
 describe('interrupted requests return their connection', () => {
   it('100 requests aborted mid-stream leave no busy connection', async () => {
     for (let i = 0; i < 100; i++) {
-      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=${i % 2 ? 'csv' : 'geojson'}`, { abortAfterBytes: 1 + (i % 10) * 20_000 });
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=${i % 2 ? 'csv' : 'geojson'}`, { headers: server.auth, abortAfterBytes: 1 + (i % 10) * 20_000 });
       expect(r.complete).toBe(false);
     }
     expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
-    const after = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv`);
+    const after = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv`, { headers: server.auth });
     expect(after.complete).toBe(true);
     expect(Number(after.headers['x-returned'])).toBe(20_000);
   }, 60_000);
@@ -73,7 +73,7 @@ describe('interrupted requests return their connection', () => {
   it('a query timeout before the first byte is a 503; after it, an aborted transfer; either way the connection comes back', async () => {
     const slow = await startServer(dir, { QUERY_TIMEOUT_MS: '150', DUCKDB_THREADS: '1' });
     try {
-      const r = await rawGet(`${slow.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04`);
+      const r = await rawGet(`${slow.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04`, { headers: slow.auth });
       expect(r.complete && r.status === 200).toBe(false);
       expect([200, 503]).toContain(r.status);
       expect(await waitFor(() => slow.engine.busy === 0)).toBe(true);

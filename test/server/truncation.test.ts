@@ -33,7 +33,7 @@ async function walk(format: 'csv' | 'geojson', from: string, to: string) {
   const seen: string[] = [];
   let pages = 0;
   for (let next: string | null = from; next; pages++) {
-    const r: Response = await fetch(`${server.url}/api/v1/hotspots?from=${encodeURIComponent(next)}&to=${to}${format === 'csv' ? '&format=csv' : ''}`);
+    const r: Response = await server.get(`/api/v1/hotspots?from=${encodeURIComponent(next)}&to=${to}${format === 'csv' ? '&format=csv' : ''}`);
     expect(r.status).toBe(200);
     if (format === 'csv') {
       const rows = parseCsv(await r.text()).slice(1);
@@ -70,7 +70,7 @@ describe('truncation on a time boundary with continuation', () => {
   }
 
   it('a cut never splits an instant: the next page starts with the rest of no instant already served', async () => {
-    const r = await fetch(`${server.url}/api/v1/hotspots?from=2025-07-01&to=2025-07-08`);
+    const r = await server.get(`/api/v1/hotspots?from=2025-07-01&to=2025-07-08`);
     const body = (await r.json()) as any;
     expect(body.meta).toMatchObject({ truncated: true, rowLimit: ROW_LIMIT, next: { to: '2025-07-08T00:00:00Z' } });
     expect(body.meta.returned).toBe(245); // 35 whole instants of 7 rows fit in 250
@@ -82,7 +82,7 @@ describe('truncation on a time boundary with continuation', () => {
     await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', 40, 30, 60);
     const small = await startServer(dir, { ROW_LIMIT: '20' });
     try {
-      const body = (await (await fetch(`${small.url}/api/v1/hotspots?from=2025-07-01&to=2025-07-02`)).json()) as any;
+      const body = (await (await small.get(`/api/v1/hotspots?from=2025-07-01&to=2025-07-02`)).json()) as any;
       expect(body.meta).toMatchObject({ truncated: true, returned: 20, next: null });
       expect(body.features.map((f: any) => f.id)).toEqual(Array.from({ length: 20 }, (_, i) => `2025-07-01-${String(i).padStart(8, '0')}`));
     } finally {

@@ -4,7 +4,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 const json = async (path: string) => {
-  const r = await fetch(`${server.url}${path}`);
+  const r = await server.get(`${path}`);
   return { status: r.status, headers: r.headers, body: (await r.json()) as any };
 };
 const ids = async (query: string) => (await json(`/api/v1/hotspots?${query}`)).body.features.map((f: any) => f.id);
@@ -76,7 +76,7 @@ describe('bad parameters are 400 problems naming the parameter, before any query
   });
 
   it('any format other than csv gives GeoJSON, as the specification says', async () => {
-    const r = await fetch(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=xml`);
+    const r = await server.get(`/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=xml`);
     expect(r.headers.get('content-type')).toBe('application/geo+json');
     await r.body?.cancel();
   });
