@@ -11,7 +11,7 @@ import { issueBenchKey } from './bench-key.ts';
 import { countRows, ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { BenchUsageError, firstDayWindow, fullWindow, monthWindow, parseBenchArgs, USAGE, type BenchOptions, type DayWindow } from './options.ts';
-import { readNewestProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
+import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
 import { readStatusMb } from './rss.ts';
 import { extractPath, measureRequest, runScenario, type ScenarioResult, type ScenarioSpec } from './scenario.ts';
 import { freePort, startServer, type ServerProcess } from './server-process.ts';
@@ -54,8 +54,8 @@ async function warmUp(server: ServerProcess, o: BenchOptions): Promise<{ path: s
   return out;
 }
 
-async function printProfile(dir: string): Promise<void> {
-  const profile = await readNewestProfile(dir);
+async function printProfile(dir: string, pid: number): Promise<void> {
+  const profile = await readServerProfile(dir, pid);
   if (!profile) {
     log(`no .cpuprofile found in ${dir}`);
     return;
@@ -67,6 +67,7 @@ interface Measured {
   warmup: Awaited<ReturnType<typeof warmUp>>;
   results: ScenarioResult[];
   vmHwmMb: number | null;
+  serverPid: number;
 }
 
 /** Key, server child, warm-up, scenarios; the child and its temp folder are gone when this returns, whatever happened. */
@@ -101,7 +102,7 @@ async function measure(o: BenchOptions, specs: readonly ScenarioSpec[]): Promise
     }
     // A server that died after its last response (e.g. while the reference ran) is broken too.
     server.assertAlive();
-    return { warmup, results, vmHwmMb: readStatusMb(server.pid, 'VmHWM') };
+    return { warmup, results, vmHwmMb: readStatusMb(server.pid, 'VmHWM'), serverPid: server.pid };
   } finally {
     await server?.stop();
     if (server?.exited && server.exited.code !== 0) log(`server: stopped with code ${server.exited.code}, signal ${server.exited.signal}`);
@@ -117,7 +118,7 @@ async function run(o: BenchOptions): Promise<number> {
   const specs = await planScenarios(o);
   const files = [...(await listParquet(o.dataDir, hotspots.name)), ...(await listParquet(o.dataDir, sensorReadings.name))];
   log(`page cache: read ${((await warmPageCache(files)) / 1e6).toFixed(1)} MB of Parquet (${files.length} files) once before any timing`);
-  const { warmup, results, vmHwmMb } = await measure(o, specs);
+  const { warmup, results, vmHwmMb, serverPid } = await measure(o, specs);
 
   const [a, b, c] = results as [ScenarioResult, ScenarioResult, ScenarioResult];
   const totalSeconds = (performance.now() - started) / 1000;
@@ -136,7 +137,7 @@ async function run(o: BenchOptions): Promise<number> {
     await writeFile(o.jsonPath, JSON.stringify(report, null, 2) + '\n');
     log(`\nJSON: ${o.jsonPath}`);
   }
-  if (o.cpuProfDir) await printProfile(o.cpuProfDir);
+  if (o.cpuProfDir) await printProfile(o.cpuProfDir, serverPid);
   for (const p of problems) log(`BROKEN: ${p}`);
   return problems.length ? 1 : 0;
 }

@@ -50,11 +50,17 @@ export function topSelfTimes(profile: CpuProfile, limit: number): SelfTime[] {
     .slice(0, limit);
 }
 
-/** The newest `.cpuprofile` in `dir` (node names them by time and pid). */
-export async function readNewestProfile(dir: string): Promise<CpuProfile | null> {
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.cpuprofile')).sort();
-  const newest = names.at(-1);
-  return newest ? (JSON.parse(await readFile(path.join(dir, newest), 'utf8')) as CpuProfile) : null;
+const busyMs = (p: CpuProfile): number => topSelfTimes(p, Infinity).filter((t) => !t.name.startsWith('(')).reduce((a, t) => a + t.selfMs, 0);
+
+/**
+ * The profile of the server's main thread. Node writes one file per thread of process `pid`
+ * (`CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`), and tsx's loader runs in a worker
+ * thread of its own, so take the thread that ran the most JavaScript.
+ */
+export async function readServerProfile(dir: string, pid: number): Promise<CpuProfile | null> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.cpuprofile') && n.includes(`.${pid}.`));
+  const profiles = await Promise.all(names.map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8')) as CpuProfile));
+  return profiles.sort((a, b) => busyMs(b) - busyMs(a))[0] ?? null;
 }
 
 export function renderSelfTimes(rows: readonly SelfTime[]): string {

@@ -1,6 +1,6 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
 import { formatInstant, type Instant } from './instant.ts';
-import { csvField, ident, jsonValue, readParquet, sqlString } from './sql.ts';
+import { csvField, ident, jsonValue, numberText, readParquet, sqlString } from './sql.ts';
 
 export type Format = 'csv' | 'geojson';
 
@@ -76,8 +76,11 @@ function csvLine(spec: QuerySpec, params: string[]): string {
   return `concat(${fields.join(", ',', ")}) AS line`;
 }
 
+/** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
 const pointJson = (lat: string, lon: string) =>
-  `CASE WHEN ${lat} IS NULL OR ${lon} IS NULL THEN 'null' ELSE '{"type":"Point","coordinates":[' || CAST(${lon} AS VARCHAR) || ',' || CAST(${lat} AS VARCHAR) || ']}' END`;
+  `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
+
+const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
 
 /**
  * A Feature as text columns. WKB geometry is decoded in JavaScript (no spatial extension here),
@@ -92,13 +95,13 @@ function featureColumns(spec: QuerySpec, params: string[]): string {
   const g = d.geometry;
   if (g.kind === 'wkb') return `${head} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${tail} AS tail`;
   const geometry =
-    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' ? pointJson('s.lat', 's.lon') : `'null'`;
+    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson('s.lat', 's.lon') : `'null'`;
   return `${head} || ${geometry} || ${tail} AS feature`;
 }
 
 function stationJoin(spec: QuerySpec): string {
   const g = spec.descriptor.geometry;
-  if (g.kind !== 'station' || !spec.stationFiles) return '';
+  if (g.kind !== 'station' || !spec.stationFiles || !hasStations(spec)) return '';
   // min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied.
   const stations = `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
   return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;

@@ -31,7 +31,7 @@ function lockdownStatements(o: EngineOptions): string[] {
 /** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
-  private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
+  private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
   private closed = false;
 
   private constructor(private readonly instance: DuckDBInstance, readonly size: number) {}
@@ -75,9 +75,10 @@ export class Engine {
 
   private wait(signal?: AbortSignal): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
-      const waiter = (c: DuckDBConnection) => {
+      const waiter = (c: DuckDBConnection | null) => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(c);
+        if (c) resolve(c);
+        else reject(new Error('engine closed'));
       };
       const onAbort = () => {
         const i = this.waiters.indexOf(waiter);
@@ -91,6 +92,7 @@ export class Engine {
   }
 
   private giveBack(c: DuckDBConnection): void {
+    if (this.closed) return;
     const next = this.waiters.shift();
     if (next) next(c);
     else this.idle.push(c);
@@ -98,6 +100,8 @@ export class Engine {
 
   close(): void {
     this.closed = true;
+    // Nobody waiting for a connection is left hanging once the engine is gone.
+    for (const waiter of this.waiters.splice(0)) waiter(null);
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
   }

@@ -29,8 +29,10 @@ export type FileVerdict = { ok: true; footerHash: string } | { ok: false; proble
 const MAX_CACHED = 200_000;
 
 /**
- * Verdicts (footer hash, schema match) cached by path, size and modification time: a replaced or
- * appended file is checked again, an unchanged one costs a map lookup.
+ * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced
+ * or appended file is checked again, an unchanged one costs a map lookup. Failures are not cached:
+ * they may be passing (an interrupted check, no file handles), and a broken file is rare and cheap
+ * to look at again.
  */
 export class FileChecker {
   private readonly cache = new Map<string, FileVerdict>();
@@ -42,6 +44,7 @@ export class FileChecker {
     const hit = this.cache.get(key);
     if (hit) return hit;
     const verdict = await this.inspect(c, d, f);
+    if (!verdict.ok) return verdict;
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(key, verdict);
     return verdict;

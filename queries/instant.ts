@@ -14,16 +14,23 @@ export function parseInstant(text: string): Instant | null {
   const m = ISO.exec(text);
   if (!m) return null;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(ms);
-  // Date.UTC rolls 2025-02-30 over into March: reject anything that does not round-trip.
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  // Dates roll 2025-02-30 over into March: reject anything that does not round-trip.
   if (check.getUTCFullYear() !== Number(y) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d)) return null;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
   const offsetMinutes = zoneOffsetMinutes(zone);
   if (offsetMinutes === null) return null;
   const micros = BigInt(frac.padEnd(6, '0') || '0');
-  return BigInt(ms) * US_PER_MS + micros - BigInt(offsetMinutes) * 60_000_000n;
+  const t = BigInt(check.getTime()) * US_PER_MS + micros - BigInt(offsetMinutes) * 60_000_000n;
+  // Offsets may push an instant out of four-digit years, which neither the wire format nor DuckDB can carry.
+  return t >= MIN_INSTANT && t < MAX_INSTANT ? t : null;
 }
+
+const MIN_INSTANT = BigInt(Date.parse('0001-01-01T00:00:00Z')) * US_PER_MS;
+const MAX_INSTANT = BigInt(Date.parse('+010000-01-01T00:00:00Z')) * US_PER_MS;
 
 function zoneOffsetMinutes(zone: string): number | null {
   if (zone === 'Z') return 0;

@@ -23,17 +23,25 @@ export const timestampText = (expr: string): string =>
 const csvString = (expr: string): string =>
   `CASE WHEN regexp_matches(${expr}, '[",\\r\\n]') THEN '"' || replace(${expr}, '"', '""') || '"' ELSE ${expr} END`;
 
+/**
+ * A double in shortest round-trip form, as JavaScript writes it: DuckDB already picks the
+ * shortest digits but writes integral values as `100.0`; those become `100`.
+ */
+export const numberText = (expr: string): string =>
+  `CASE WHEN ${expr} = trunc(${expr}) AND abs(${expr}) < 1e15 THEN CAST(CAST(${expr} AS BIGINT) AS VARCHAR) ELSE CAST(${expr} AS VARCHAR) END`;
+
 /** One CSV field; used inside concat(), which turns null into an empty field. */
 export function csvField(c: Column, expr: string): string {
   if (c.type === 'VARCHAR') return csvString(expr);
   if (c.type === 'TIMESTAMPTZ') return timestampText(expr);
+  if (c.type === 'DOUBLE') return numberText(expr);
   return `CAST(${expr} AS VARCHAR)`;
 }
 
-/** A value for json_object(): timestamps as wire text, non-finite numbers as null (JSON has no NaN). */
+/** A value for json_object(): timestamps as wire text, doubles as shortest JSON numbers, non-finite as null. */
 export function jsonValue(c: Column, expr: string): string {
   if (c.type === 'TIMESTAMPTZ') return timestampText(expr);
-  if (c.type === 'DOUBLE') return `CASE WHEN isfinite(${expr}) THEN ${expr} END`;
+  if (c.type === 'DOUBLE') return `CASE WHEN isfinite(${expr}) THEN (${numberText(expr)})::JSON END`;
   return expr;
 }
 

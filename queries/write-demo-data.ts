@@ -29,6 +29,7 @@ export async function writeDemoData(
   opts: WriteDemoDataOptions,
   onProgress?: (message: string) => void,
 ): Promise<DemoDatasetSummary[]> {
+  if (opts.outDir.trim() === '') throw new Error('writeDemoData: outDir is required');
   const plans = buildDemoPlans(opts);
   // One thread: row groups and file bytes then depend only on the data, never on scheduling.
   const instance = await DuckDBInstance.create(':memory:', {
@@ -63,23 +64,44 @@ async function writeDataset(
   await removeDemoFiles(datasetDir);
   let rows = 0;
   let files = 0;
-  for (const partition of plan.partitions()) {
-    const dir = path.join(datasetDir, ...partition.dirs);
-    await mkdir(dir, { recursive: true });
-    // A fresh table each time: DELETE would leave tombstones that every later scan pays for.
-    await connection.run(stageTableSql(plan.stage));
-    await appendRows(connection, plan.stage, partition.rows);
-    // Contract: a file appears atomically, so write under a name readers skip, then rename.
-    const hidden = path.join(dir, `_${DEMO_FILE_NAME}`);
-    const copied = await connection.runAndReadAll(`COPY (${plan.selectSql}) TO ${sqlString(hidden)} (FORMAT parquet)`);
-    rows += Number(copied.getRows()[0]?.[0] ?? 0);
-    await rename(hidden, path.join(dir, DEMO_FILE_NAME));
+  const partitions = plan.partitions()[Symbol.iterator]();
+  for (let next = partitions.next(); !next.done; ) {
+    const dir = path.join(datasetDir, ...next.value.dirs);
+    const { written } = await stagePartition(connection, plan, dir, next.value.rows);
+    try {
+      // DuckDB copies on its own thread: make the next partition's stage rows meanwhile.
+      next = partitions.next();
+    } finally {
+      rows += await written;
+    }
     files += 1;
   }
   await writeAtomically(path.join(datasetDir, '_chain.json'), `${JSON.stringify(chainFile(opts.end, opts.seed, rows, files), null, 2)}\n`);
   const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
   onProgress?.(`${plan.dataset}: ${rows.toLocaleString('en')} rows in ${files} files, ${seconds} s`);
   return { dataset: plan.dataset, rows, files };
+}
+
+/** Stages one partition and starts its COPY; `written` settles once the file is renamed into place. */
+async function stagePartition(
+  connection: DuckDBConnection,
+  plan: DemoDatasetPlan,
+  dir: string,
+  rows: readonly StageValue[][],
+): Promise<{ written: Promise<number> }> {
+  await mkdir(dir, { recursive: true });
+  // A fresh table each time: DELETE would leave tombstones that every later scan pays for.
+  await connection.run(stageTableSql(plan.stage));
+  await appendRows(connection, plan.stage, rows);
+  // Contract: a file appears atomically, so write under a name readers skip, then rename.
+  const hidden = path.join(dir, `_${DEMO_FILE_NAME}`);
+  const written = connection
+    .runAndReadAll(`COPY (${plan.selectSql}) TO ${sqlString(hidden)} (FORMAT parquet)`)
+    .then(async (copied) => {
+      await rename(hidden, path.join(dir, DEMO_FILE_NAME));
+      return Number(copied.getRows()[0]?.[0] ?? 0);
+    });
+  return { written };
 }
 
 async function appendRows(connection: DuckDBConnection, stage: readonly StageColumn[], rows: readonly StageValue[][]): Promise<void> {

@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATASETS } from '../datasets/index.ts';
-import { writeDemoData } from '../queries/write-demo-data.ts';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { demoKey } from './keys/demo-key.ts';
 import { KEYS_USAGE, KeysUsageError, keysCommand } from './keys/keys-cli.ts';
@@ -46,12 +44,15 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
   const opts = { outDir: path.resolve(outDir), end, days: Math.trunc(number(values.days, 'days', 30, 1)), seed: Math.trunc(number(values.seed, 'seed', 1, 0)), scale: number(values.scale, 'scale', 1, 0.01) };
   err(`writing demo data: ${opts.days} days before ${end}, seed ${opts.seed}, scale ${opts.scale} -> ${opts.outDir}`);
   const started = Date.now();
+  // Loaded on demand: `keys` and `help` should start fast, without the engine.
+  const { writeDemoData } = await import('../queries/write-demo-data.ts');
   await writeDemoData(opts, (message) => err(`  ${message}`));
   err(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 async function serve(config: Config, demo: boolean): Promise<void> {
   const key = demo ? await demoKey(config.keysFile) : null;
+  const { buildApp } = await import('./app.ts');
   const { app } = await buildApp(config);
   const stop = async () => {
     await app.close();

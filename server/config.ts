@@ -16,6 +16,7 @@ const Env = z.object({
   KEYS_FILE: z.string().min(1).default('var/keys.json'),
   KEYS_RELOAD_MS: z.coerce.number().int().min(50).max(2000).default(500),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   REDIS_URL: z.string().url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
@@ -36,6 +37,8 @@ export interface Config {
   keysFile: string;
   keysReloadMs: number;
   rateLimitPerMinute: number;
+  /** The rate-limit window; one minute in the specification, shorter only for tests. */
+  rateLimitWindowMs: number;
   authFailuresPerMinute: number;
   redisUrl: string | null;
   /** Behind a reverse proxy, take the client address from X-Forwarded-For (failed-auth limits). */
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keysFile: path.resolve(e.KEYS_FILE),
     keysReloadMs: e.KEYS_RELOAD_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: e.TRUST_PROXY,

@@ -67,7 +67,7 @@ export async function registerRateLimits(scope: FastifyInstance, config: Config,
   await scope.register(rateLimit, {
     hook: 'preHandler',
     max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
+    timeWindow: config.rateLimitWindowMs,
     skipOnError: true,
     keyGenerator: (request: FastifyRequest) => `key:${request.keyId ?? 'none'}`,
     errorResponseBuilder: (_request, context) =>

@@ -38,7 +38,10 @@ const SELECT_SQL = `SELECT ${STAGE.filter((column) => column.name !== 'wkt').map
 FROM demo_stage
 ORDER BY "FIREDATE", id`;
 
-export function burntAreaPlan(seed: number, endDay: number, days: number, events: EventSource): DemoDatasetPlan {
+export function burntAreaPlan(seed: number, scale: number, endDay: number, days: number, events: EventSource): DemoDatasetPlan {
+  // `scale` multiplies fires so hotspots grow; EFFIS maps a fixed few a day, so the mapped
+  // share shrinks with it and perimeters stay at a realistic count.
+  const mappedShare = 0.4 / Math.max(1, scale);
   return {
     dataset: 'burnt-areas',
     stage: STAGE,
@@ -48,7 +51,7 @@ export function burntAreaPlan(seed: number, endDay: number, days: number, events
         const rows: StageValue[][] = [];
         for (const day of monthDays) {
           for (const event of events.startingOn(day)) {
-            const row = perimeterRow(seed, event, endDay * MS_PER_DAY);
+            const row = perimeterRow(seed, event, endDay * MS_PER_DAY, mappedShare);
             if (row) rows.push(row);
           }
         }
@@ -58,9 +61,9 @@ export function burntAreaPlan(seed: number, endDay: number, days: number, events
   };
 }
 
-function perimeterRow(seed: number, event: FireEvent, endMs: number): StageValue[] | null {
+function perimeterRow(seed: number, event: FireEvent, endMs: number, mappedShare: number): StageValue[] | null {
   const rng = rngFor(seed, 401, event.seed);
-  if (!event.area || event.areaHa < MIN_MAPPED_HA || !rng.chance(0.4)) return null;
+  if (!event.area || event.areaHa < MIN_MAPPED_HA || !rng.chance(mappedShare)) return null;
   const perimeter = buildPerimeter(rng, event, event.radiusKm);
   const place = rng.pick(placesOf(event.area));
   const fireDate = event.ignitionMs;

@@ -27,7 +27,7 @@ export function buildDemoPlans(options: DemoOptions): DemoDatasetPlan[] {
   // what the other still needs.
   return [
     hotspotPlan(seed, endDay, days, createEventSource(seed, scale)),
-    burntAreaPlan(seed, endDay, days, createEventSource(seed, scale)),
+    burntAreaPlan(seed, scale, endDay, days, createEventSource(seed, scale)),
     fireDangerPlan(seed, endDay, days),
     stationPlan(stations, endDay - days),
     readingPlan(seed, endDay, days, stations),

@@ -8,38 +8,14 @@ import { dayWeights, type FireEvent } from './fire-events.ts';
 import type { DemoDatasetPlan, DemoPartition, StageColumn, StageValue } from './plan.ts';
 import { rngFor, roundStochastic } from './random.ts';
 import type { EventSource } from './event-source.ts';
+import { PASSES, PASSES_SQL, TOTAL_PASS_WEIGHT, passTimeMs } from './satellite-passes.ts';
 
-interface SatellitePass {
-  product: string;
-  instrument: 'MODIS' | 'VIIRS';
-  satellite: string;
-  version: string;
-  /** Local solar time of the equator crossing, hours. */
-  localHour: number;
-  daynight: 'D' | 'N';
-  granuleMinutes: number;
-  /** Relative share of an event's pixels: VIIRS 375 m pixels see far more than MODIS 1 km. */
-  weight: number;
-}
-
-const PASSES: readonly SatellitePass[] = [
-  { product: 'VIIRS_SNPP_NRT', instrument: 'VIIRS', satellite: 'N', version: '2.0NRT', localHour: 13.5, daynight: 'D', granuleMinutes: 6, weight: 1 },
-  { product: 'VIIRS_SNPP_NRT', instrument: 'VIIRS', satellite: 'N', version: '2.0NRT', localHour: 1.5, daynight: 'N', granuleMinutes: 6, weight: 0.45 },
-  { product: 'VIIRS_NOAA20_NRT', instrument: 'VIIRS', satellite: '1', version: '2.0NRT', localHour: 12.7, daynight: 'D', granuleMinutes: 6, weight: 1 },
-  { product: 'VIIRS_NOAA20_NRT', instrument: 'VIIRS', satellite: '1', version: '2.0NRT', localHour: 0.7, daynight: 'N', granuleMinutes: 6, weight: 0.45 },
-  { product: 'MODIS_NRT', instrument: 'MODIS', satellite: 'T', version: '6.1NRT', localHour: 10.5, daynight: 'D', granuleMinutes: 5, weight: 0.28 },
-  { product: 'MODIS_NRT', instrument: 'MODIS', satellite: 'T', version: '6.1NRT', localHour: 22.5, daynight: 'N', granuleMinutes: 5, weight: 0.1 },
-  { product: 'MODIS_NRT', instrument: 'MODIS', satellite: 'A', version: '6.1NRT', localHour: 13.5, daynight: 'D', granuleMinutes: 5, weight: 0.3 },
-  { product: 'MODIS_NRT', instrument: 'MODIS', satellite: 'A', version: '6.1NRT', localHour: 1.5, daynight: 'N', granuleMinutes: 5, weight: 0.12 },
-];
-
-const TOTAL_WEIGHT = PASSES.reduce((sum, pass) => sum + pass.weight, 0);
-
+// Narrow on purpose: at bench scale this table takes millions of rows through the appender,
+// so pass attributes come from PASSES_SQL by number instead of as strings.
 export const HOTSPOT_STAGE: readonly StageColumn[] = [
-  { name: 'rs', type: 'BIGINT' }, { name: 'product', type: 'VARCHAR' }, { name: 'instrument', type: 'VARCHAR' },
-  { name: 'satellite', type: 'VARCHAR' }, { name: 'version', type: 'VARCHAR' }, { name: 'daynight', type: 'VARCHAR' },
-  { name: 't', type: 'TIMESTAMPTZ' }, { name: 'acq_date', type: 'VARCHAR' }, { name: 'acq_time', type: 'VARCHAR' },
-  { name: 'id_prefix', type: 'VARCHAR' }, { name: 'country', type: 'VARCHAR' }, { name: 'lat', type: 'DOUBLE' },
+  { name: 'rs', type: 'BIGINT' }, { name: 'pass_no', type: 'INTEGER' }, { name: 't', type: 'TIMESTAMPTZ' },
+  { name: 'acq_date', type: 'VARCHAR' }, { name: 'acq_time', type: 'VARCHAR' }, { name: 'country', type: 'VARCHAR' },
+  { name: 'lat', type: 'DOUBLE' },
   { name: 'lon', type: 'DOUBLE' }, { name: 'radius_km', type: 'DOUBLE' }, { name: 'n', type: 'INTEGER' },
   { name: 'first_no', type: 'INTEGER' }, { name: 'scan_s', type: 'DOUBLE' }, { name: 'frp_mw', type: 'DOUBLE' },
 ];
@@ -55,7 +31,7 @@ WITH pixel AS (
     demo_z(s.rs, r.k, 4) AS z1, demo_z(s.rs, r.k, 5) AS z2, demo_z(s.rs, r.k, 6) AS z3,
     pow(least(1, greatest(0, s.scan_s + 0.04 * (demo_u(s.rs, r.k, 7) - 0.5))), 2) AS s2,
     demo_u(s.rs, r.k, 8) AS u8
-  FROM demo_stage s, range(s.n) r(k)
+  FROM (SELECT * FROM demo_stage JOIN ${PASSES_SQL} USING (pass_no)) s, range(s.n) r(k)
 ), measured AS (
   SELECT *,
     least(500, greatest(300, CASE WHEN night THEN 295 ELSE 305 END + 12 * ln(frp_raw) + 6 * z1)) AS bt21,
@@ -63,7 +39,9 @@ WITH pixel AS (
   FROM pixel
 )
 SELECT
-  id_prefix || CASE WHEN first_no + k < 999999 THEN lpad((first_no + k + 1)::VARCHAR, 6, '0') ELSE (first_no + k + 1)::VARCHAR END AS id,
+  -- product_YYYYMMDD_counter; lpad would cut a 7th digit, so the rare big counter goes unpadded.
+  product || '_' || replace(acq_date, '-', '') || '_'
+    || CASE WHEN first_no + k < 999999 THEN lpad((first_no + k + 1)::VARCHAR, 6, '0') ELSE (first_no + k + 1)::VARCHAR END AS id,
   product,
   t AS "acquiredAtUtc",
   country,
@@ -113,9 +91,9 @@ export function passRows(seed: number, day: number, active: readonly FireEvent[]
   for (const event of active) {
     const rng = rngFor(seed, 301, event.seed, day);
     const dayIndex = day - event.startDay;
-    const dayShare = (event.detections * (dayWeights(event.durationDays)[dayIndex] ?? 0)) / TOTAL_WEIGHT;
+    const dayShare = (event.detections * (dayWeights(event.durationDays)[dayIndex] ?? 0)) / TOTAL_PASS_WEIGHT;
     const radiusKm = event.radiusKm * Math.sqrt((dayIndex + 1) / event.durationDays);
-    for (const pass of PASSES) {
+    PASSES.forEach((pass, passNo) => {
       const timeMs = passTimeMs(pass, day, event.lon);
       // On the first day, passes before ignition see nothing: late fires that die the same
       // day are often never detected, as in reality (HOTSPOTS_PER_DAY is calibrated for it).
@@ -123,26 +101,20 @@ export function passRows(seed: number, day: number, active: readonly FireEvent[]
       const pixels = seen ? roundStochastic(dayShare * pass.weight, rng) : 0;
       const rowSeed = rng.seed32();
       const scanPosition = rng.next();
-      if (pixels === 0) continue;
+      if (pixels === 0) return;
       const first = counters.get(pass.product) ?? 0;
       counters.set(pass.product, first + pixels);
-      const minutes = (timeMs - day * MS_PER_DAY) / 60_000;
-      const acqTime = `${String(Math.floor(minutes / 60)).padStart(2, '0')}${String(minutes % 60).padStart(2, '0')}`;
       const frp = event.frpMedianMw * (pass.instrument === 'MODIS' ? 3 : 1) * (pass.daynight === 'N' ? 0.6 : 1);
       rows.push([
-        rowSeed, pass.product, pass.instrument, pass.satellite, pass.version, pass.daynight, timeMs, acqDate, acqTime,
-        `${pass.product}_${acqDate.replaceAll('-', '')}_`, event.area?.iso2 ?? null, event.lat, event.lon, radiusKm,
-        pixels, first, scanPosition, frp,
+        rowSeed, passNo, timeMs, acqDate, hhmm(timeMs - day * MS_PER_DAY), event.area?.iso2 ?? null,
+        event.lat, event.lon, radiusKm, pixels, first, scanPosition, frp,
       ]);
-    }
+    });
   }
   return rows;
 }
 
-/** Start of the granule that covers `lon` on this pass; the orbit drifts over a 16-day cycle. */
-function passTimeMs(pass: SatellitePass, day: number, lon: number): number {
-  const cycle = (day * 7 + pass.satellite.charCodeAt(0)) % 16;
-  const driftMinutes = ((cycle - 7.5) / 7.5) * 45;
-  const minutes = (((pass.localHour - lon / 15) * 60 + driftMinutes) % 1440 + 1440) % 1440;
-  return day * MS_PER_DAY + Math.floor(minutes / pass.granuleMinutes) * pass.granuleMinutes * 60_000;
+function hhmm(msIntoDay: number): string {
+  const minutes = Math.floor(msIntoDay / 60_000);
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}${String(minutes % 60).padStart(2, '0')}`;
 }

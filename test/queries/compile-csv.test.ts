@@ -1,11 +1,14 @@
+import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { burntAreas } from '../../datasets/burnt-areas.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
-import { DATASETS, wireColumns } from '../../datasets/index.ts';
+import { col, DATASETS, fileColumns, wireColumns } from '../../datasets/index.ts';
 import { compileRows, csvHeader } from '../../queries/compile.ts';
+import { hotspot, tempDir } from '../helpers/fixtures.ts';
+import { writeParquet } from '../helpers/parquet.ts';
 import { at, csvText, openDuck, parseCsv, spec, writeFixtures } from './compile-fixtures.ts';
 
 let instance: DuckDBInstance;
@@ -106,6 +109,24 @@ describe('compiled CSV rows', () => {
   it('a limit keeps the first rows of the total order', async () => {
     const q = compileRows(spec(hotspots, dataDir), files.hotspots!, 'csv', FROM, TO, 2);
     expect(parseCsv(await csvText(c, q)).map((r) => r[0])).toEqual(['z-from', 'a']);
+  });
+});
+
+describe('files of one partition with different layouts', () => {
+  it('reads columns by name across files with an extra column or another column order', async () => {
+    const dir = await tempDir();
+    const file = (name: string) => path.join(dir, 'hotspots/date=2025-08-01', name);
+    await writeParquet(file('extra.parquet'), hotspots, [hotspot('b', '2025-08-01T11:00:00Z', { extra: 1.5 })], [col('extra', 'DOUBLE', true, ''), ...fileColumns(hotspots)]);
+    await writeParquet(file('plain.parquet'), hotspots, [hotspot('a', '2025-08-01T10:00:00Z')]);
+    await writeParquet(file('reversed.parquet'), hotspots, [hotspot('c', '2025-08-01T12:00:00Z')], [...fileColumns(hotspots)].reverse());
+    const files = ['extra.parquet', 'reversed.parquet', 'plain.parquet'].map(file);
+    const records = parseCsv(await csvText(c, compileRows(spec(hotspots, dir), files, 'csv', FROM, TO, null)));
+    expect(records.map((r) => [r[0], r[2], r[13]])).toEqual([
+      ['a', '2025-08-01T10:00:00Z', '1000'],
+      ['b', '2025-08-01T11:00:00Z', '1100'],
+      ['c', '2025-08-01T12:00:00Z', '1200'],
+    ]);
+    for (const r of records) expect(r).toHaveLength(wireColumns(hotspots).length);
   });
 });
 
