@@ -28,6 +28,11 @@ export interface ExtractRequest {
   filters: readonly { column: string; value: string }[];
   folderValue: string | undefined;
   params: Readonly<Record<string, string>>;
+  /**
+   * Asked once the files are known and fingerprinted, before any row is counted: true means the
+   * client's copy is current (If-None-Match), so no query runs and prepareExtract returns null.
+   */
+  isFresh?: (version: { dataVersion: string; folderValue: string | null }) => boolean;
 }
 
 export interface Extract {
@@ -91,8 +96,11 @@ function compileGroups(spec: QuerySpec, req: ExtractRequest, parts: Partition[],
   return groups;
 }
 
-/** Preflight and plan: every check runs and every row is counted before the first byte is sent. */
-export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract> {
+/**
+ * Preflight and plan: every check runs and every row is counted before the first byte is sent.
+ * Null when `req.isFresh` says the client already holds this version.
+ */
+export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract | null> {
   const lease = await ctx.engine.acquire(ctx.signal);
   let state: 'ready' | 'streaming' | 'done' = 'ready';
   const interrupt = () => {
@@ -110,6 +118,10 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       { dataDir: ctx.dataDir, checker: ctx.checker, connection: lease.connection, nowMs: ctx.nowMs },
       { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
     );
+    if (req.isFresh?.(sources)) {
+      finish();
+      return null;
+    }
     const spec: QuerySpec = {
       descriptor: req.descriptor,
       dataDir: ctx.dataDir,

@@ -7,8 +7,9 @@ import { rngFor, pickWeighted, type Rng } from './random.ts';
 import { ADMIN_AREAS, SEA_BOXES, type AdminArea, type Box } from './regions.ts';
 
 /**
- * Mean hotspots per day at scale 1, averaged over a year (summer days get ~2.5x, winter
- * ~0.3x). Calibrated for the bench: 365 days x scale 10 x 1370 ≈ 5.0 M hotspots.
+ * Mean hotspots per day at scale 1, averaged over a year: about 1,370 a day, so the bench's
+ * 365 days x scale 10 gives ≈ 5.0 M hotspots. Summer days get ~3x (30 days to mid-August at
+ * scale 1: ~130 k rows), late autumn ~0.3x (30 days to late November: ~12 k rows).
  */
 export const HOTSPOTS_PER_DAY = 1370;
 export const MAX_EVENT_DAYS = 10;
@@ -116,8 +117,4 @@ function placeInBox(box: Box, marginKm: number, rng: Rng): { lat: number; lon: n
   const lat = rng.between(box[1] + marginLat, box[3] - marginLat);
   const marginLon = marginKm / (KM_PER_DEG_LON_AT_EQUATOR * Math.cos((lat * Math.PI) / 180));
   return { lat, lon: rng.between(box[0] + marginLon, box[2] - marginLon) };
-}
-
-export function kmToDegrees(lat: number): { lat: number; lon: number } {
-  return { lat: 1 / KM_PER_DEG_LAT, lon: 1 / (KM_PER_DEG_LON_AT_EQUATOR * Math.cos((lat * Math.PI) / 180)) };
 }

@@ -15,9 +15,9 @@ import { PASSES, PASSES_SQL, TOTAL_PASS_WEIGHT, passTimeMs } from './satellite-p
 export const HOTSPOT_STAGE: readonly StageColumn[] = [
   { name: 'rs', type: 'BIGINT' }, { name: 'pass_no', type: 'INTEGER' }, { name: 't', type: 'TIMESTAMPTZ' },
   { name: 'acq_date', type: 'VARCHAR' }, { name: 'acq_time', type: 'VARCHAR' }, { name: 'country', type: 'VARCHAR' },
-  { name: 'lat', type: 'DOUBLE' },
-  { name: 'lon', type: 'DOUBLE' }, { name: 'radius_km', type: 'DOUBLE' }, { name: 'n', type: 'INTEGER' },
-  { name: 'first_no', type: 'INTEGER' }, { name: 'scan_s', type: 'DOUBLE' }, { name: 'frp_mw', type: 'DOUBLE' },
+  { name: 'lat', type: 'DOUBLE' }, { name: 'lon', type: 'DOUBLE' }, { name: 'radius_km', type: 'DOUBLE' },
+  { name: 'n', type: 'INTEGER' }, { name: 'first_no', type: 'INTEGER' }, { name: 'scan_s', type: 'DOUBLE' },
+  { name: 'frp_mw', type: 'DOUBLE' },
 ];
 
 // Pixel sizes follow the scan angle (1-4.8 km MODIS, 0.32-0.8 km VIIRS); brightness

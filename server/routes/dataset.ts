@@ -5,6 +5,7 @@ import { csvHeader } from '../../queries/compile.ts';
 import { prepareExtract, type Extract } from '../../queries/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
+import { freshness } from '../etag.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery } from '../query-params.ts';
 import { requestSignal, toProblem } from '../request-signal.ts';
@@ -26,12 +27,15 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
     const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
-    const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params };
+    const fresh = freshness(d, q, request.headers['if-none-match']);
+    const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh };
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
+    reply.header('etag', fresh.etag()).header('vary', 'Authorization');
+    if (x === null) return reply.code(304).send();
     const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-    reply.headers(metaHeaders(meta)).header('vary', 'Authorization');
+    reply.headers(metaHeaders(meta));
     const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
     body.once('close', () => x.dispose());
     reply.raw.once('close', () => {

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import type { DatasetDescriptor } from '../datasets/index.ts';
+import { formatInstant } from '../queries/instant.ts';
+import type { DatasetQuery } from './query-params.ts';
+
+/**
+ * Weak ETag: same data version + same normalised query + same format. Weak because GeoJSON's
+ * `meta.observation.ageSeconds` moves with the clock while the data does not.
+ */
+export function entityTag(d: DatasetDescriptor, q: DatasetQuery, dataVersion: string, folderValue: string | null): string {
+  const query: Record<string, string | null> = { ...q.echo };
+  if (d.folderChoice) query[d.folderChoice.param] = folderValue;
+  const window = q.window ? [formatInstant(q.window.from), formatInstant(q.window.to)] : null;
+  const normalised = JSON.stringify([d.name, window, Object.entries(query).sort(), q.format, dataVersion]);
+  return `W/"${createHash('sha256').update(normalised).digest('base64url').slice(0, 32)}"`;
+}
+
+/** RFC 9110 If-None-Match: a list of tags or `*`, compared weakly. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => opaque(t) === opaque(etag));
+}
+
+/** The isFresh hook for prepareExtract, remembering the tag it computed for the response header. */
+export function freshness(d: DatasetDescriptor, q: DatasetQuery, ifNoneMatch: string | undefined) {
+  const state = { etag: '' };
+  const isFresh = (v: { dataVersion: string; folderValue: string | null }) => {
+    state.etag = entityTag(d, q, v.dataVersion, v.folderValue);
+    return matchesIfNoneMatch(ifNoneMatch, state.etag);
+  };
+  return { isFresh, etag: () => state.etag };
+}
