@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DemoOptions } from '../datasets/demo/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { demoKey } from './keys/demo-key.ts';
@@ -28,21 +29,20 @@ class UsageError extends Error {}
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
-function number(value: string | undefined, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min}`);
-  return n;
-}
-
 async function demoData(args: string[], fallbackOut?: string): Promise<void> {
   const { values } = parseArgs({ args, options: { out: { type: 'string' }, end: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' } } });
   const outDir = values.out ?? fallbackOut;
   if (!outDir) throw new UsageError('demo-data needs --out DIR');
-  const end = values.end ?? todayUtc();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(end) || Number.isNaN(Date.parse(end))) throw new UsageError('--end must be YYYY-MM-DD');
-  const opts = { outDir: path.resolve(outDir), end, days: Math.trunc(number(values.days, 'days', 30, 1)), seed: Math.trunc(number(values.seed, 'seed', 1, 0)), scale: number(values.scale, 'scale', 1, 0.01) };
-  err(`writing demo data: ${opts.days} days before ${end}, seed ${opts.seed}, scale ${opts.scale} -> ${opts.outDir}`);
+  const candidate = {
+    end: values.end ?? todayUtc(),
+    days: values.days === undefined ? 30 : Number(values.days),
+    seed: values.seed === undefined ? 1 : Number(values.seed),
+    scale: values.scale === undefined ? 1 : Number(values.scale),
+  };
+  const parsed = DemoOptions.safeParse(candidate);
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+  const opts = { outDir: path.resolve(outDir), ...parsed.data };
+  err(`writing demo data: ${opts.days} days before ${opts.end}, seed ${opts.seed}, scale ${opts.scale} -> ${opts.outDir}`);
   const started = Date.now();
   // Loaded on demand: `keys` and `help` should start fast, without the engine.
   const { writeDemoData } = await import('../queries/write-demo-data.ts');
