@@ -28,7 +28,7 @@ export const burntAreas: DatasetDescriptor = {
     col('CLASS', 'VARCHAR', true, 'EFFIS perimeter class as delivered'),
     col('geometry', 'GEOMETRY', false, 'Perimeter, Polygon or MultiPolygon, CRS84'),
   ],
-  time: { column: 'FIREDATE', partition: 'month', defaultDays: 30, groupSize: 12 },
+  time: { column: 'FIREDATE', partition: 'month', defaultDays: 30 },
   orderBy: ['FIREDATE', 'id'],
   geometry: { kind: 'wkb', column: 'geometry' },
   featureId: 'id',

@@ -29,8 +29,6 @@ export interface TimeAxis {
   partition: 'date' | 'month';
   /** Length of the default window ending now, when `from` is omitted. */
   defaultDays: number;
-  /** Partitions streamed per ordered query: small sorted groups are cheaper than one global sort. */
-  groupSize: number;
 }
 
 /** A filter parameter compared for equality with a column. */

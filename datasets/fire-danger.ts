@@ -23,7 +23,7 @@ export const fireDanger: DatasetDescriptor = {
     index('BUI', 'Buildup Index'),
     index('DSR', 'Daily Severity Rating'),
   ],
-  time: { column: 'date', partition: 'month', defaultDays: 30, groupSize: 12 },
+  time: { column: 'date', partition: 'month', defaultDays: 30 },
   orderBy: ['date', 'areaCode'],
   geometry: { kind: 'none' },
   featureId: null,

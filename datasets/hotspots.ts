@@ -28,7 +28,7 @@ export const hotspots: DatasetDescriptor = {
     col('daynight', 'VARCHAR', true, 'D (day) or N (night)'),
     col('type', 'INTEGER', true, 'Archive type code 0-3, null in NRT'),
   ],
-  time: { column: 'acquiredAtUtc', partition: 'date', defaultDays: 1, groupSize: 7 },
+  time: { column: 'acquiredAtUtc', partition: 'date', defaultDays: 1 },
   orderBy: ['acquiredAtUtc', 'id'],
   geometry: { kind: 'point', latitude: 'latitude', longitude: 'longitude' },
   featureId: 'id',

@@ -22,7 +22,7 @@ export const sensorReadings: DatasetDescriptor = {
     raw('precipitationMm', 'Precipitation in the 10-minute interval', 'mm'),
     raw('fuelMoisturePct', 'Fuel moisture', 'percent'),
   ],
-  time: { column: 'measuredAtUtc', partition: 'date', defaultDays: 1, groupSize: 7 },
+  time: { column: 'measuredAtUtc', partition: 'date', defaultDays: 1 },
   orderBy: ['measuredAtUtc', 'stationId'],
   geometry: { kind: 'station', stationId: 'stationId' },
   featureId: null,

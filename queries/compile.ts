@@ -1,6 +1,6 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
 import { formatInstant, type Instant } from './instant.ts';
-import { csvField, ident, jsonValue, numberText, readParquet, sqlString } from './sql.ts';
+import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, sqlString } from './sql.ts';
 
 export type Format = 'csv' | 'geojson';
 
@@ -71,9 +71,11 @@ function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
   return `CAST($${params.length} AS VARCHAR)`;
 }
 
-function csvLine(spec: QuerySpec, params: string[]): string {
-  const fields = wireColumns(spec.descriptor).map((c) => csvField(c, valueExpr(c, spec, params)));
-  return `concat(${fields.join(", ',', ")}) AS line`;
+/** One text (or native) column per CSV field; DuckDB's CSV writer quotes and writes nulls as empty fields. */
+function csvFields(spec: QuerySpec, params: string[]): string {
+  return wireColumns(spec.descriptor)
+    .map((c, i) => `${csvField(c, valueExpr(c, spec, params))} AS c${i}`)
+    .join(', ');
 }
 
 /** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
@@ -117,12 +119,24 @@ export function compileRows(
   limit: number | null,
 ): Compiled {
   const params: string[] = [];
-  const select = format === 'csv' ? csvLine(spec, params) : featureColumns(spec, params);
+  const select = format === 'csv' ? csvFields(spec, params) : featureColumns(spec, params);
   const join = format === 'csv' ? '' : stationJoin(spec);
   const where = compileWhere(spec, from, to, params);
   const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;
   const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${orderBy(spec.descriptor)}${tailLimit}`;
   return { sql, params };
+}
+
+/**
+ * The group's rows written by DuckDB's own CSV writer into `target` (a temp file): formatting and
+ * quoting stay native, and the rows never become JavaScript values. GeoJSON Features are written
+ * one per line, each prefixed with the separating comma; the control-character delimiter and quote
+ * never trigger quoting because JSON text escapes every control character.
+ */
+export function compileCopy(rows: Compiled, format: Format, target: string, tempDir: string): Compiled {
+  const options = format === 'csv' ? "FORMAT csv, HEADER false, QUOTE '\"', ESCAPE '\"'" : "FORMAT csv, HEADER false, DELIMITER '\x01', QUOTE '\x02', ESCAPE '\x02'";
+  const select = format === 'csv' ? rows.sql : `SELECT ',' || feature FROM (${rows.sql})`;
+  return { sql: `COPY (${select}) TO ${quoteFilePath(target, tempDir, 'TEMP_DIR')} (${options})`, params: rows.params };
 }
 
 export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

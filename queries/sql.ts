@@ -4,24 +4,26 @@ import type { Column } from '../datasets/index.ts';
 /** Identifiers come only from descriptors; quoting still guards against a descriptor typo becoming SQL. */
 export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
-/** The one way a file path enters SQL: from our own listing, checked to lie inside DATA_DIR. */
-export function quoteFilePath(file: string, dataDir: string): string {
-  const root = path.resolve(dataDir) + path.sep;
+/** The one way a file path enters SQL: from our own listing (or temp files), checked to lie inside its root. */
+export function quoteFilePath(file: string, rootDir: string, rootName = 'DATA_DIR'): string {
+  const root = path.resolve(rootDir) + path.sep;
   const resolved = path.resolve(file);
-  if (!resolved.startsWith(root)) throw new Error('file outside DATA_DIR');
+  if (!resolved.startsWith(root)) throw new Error(`file outside ${rootName}`);
   return `'${resolved.replaceAll("'", "''")}'`;
 }
 
 export const readParquet = (files: readonly string[], dataDir: string, withFilename = false): string =>
   `read_parquet([${files.map((f) => quoteFilePath(f, dataDir)).join(', ')}], hive_partitioning = false${withFilename ? ', filename = true' : ''})`;
 
-/** Timestamps on the wire: `YYYY-MM-DDTHH:MM:SSZ`, fraction only when non-zero, whatever the session time zone. */
-export const timestampText = (expr: string): string =>
-  `(rtrim(rtrim(strftime(${expr} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%f'), '0'), '.') || 'Z')`;
-
-/** RFC 4180: quote a field only when it holds a comma, quote or line break. */
-const csvString = (expr: string): string =>
-  `CASE WHEN regexp_matches(${expr}, '[",\\r\\n]') THEN '"' || replace(${expr}, '"', '""') || '"' ELSE ${expr} END`;
+/**
+ * Timestamps on the wire: `YYYY-MM-DDTHH:MM:SSZ`, fraction only when non-zero. Built from epoch
+ * microseconds, so neither the session time zone nor ICU's (slow) conversions are involved.
+ */
+export const timestampText = (expr: string): string => {
+  const us = `epoch_us(${expr})`;
+  const fraction = `rtrim('.' || lpad(CAST(((${us} % 1000000) + 1000000) % 1000000 AS VARCHAR), 6, '0'), '0')`;
+  return `(strftime(make_timestamp(${us}), '%Y-%m-%dT%H:%M:%S') || CASE WHEN ${us} % 1000000 = 0 THEN 'Z' ELSE ${fraction} || 'Z' END)`;
+};
 
 /**
  * A double in shortest round-trip form, as JavaScript writes it: DuckDB already picks the
@@ -30,12 +32,11 @@ const csvString = (expr: string): string =>
 export const numberText = (expr: string): string =>
   `CASE WHEN ${expr} = trunc(${expr}) AND abs(${expr}) < 1e15 THEN CAST(CAST(${expr} AS BIGINT) AS VARCHAR) ELSE CAST(${expr} AS VARCHAR) END`;
 
-/** One CSV field; used inside concat(), which turns null into an empty field. */
+/** One CSV field before the CSV writer quotes it: wire text for timestamps and doubles, the value otherwise. */
 export function csvField(c: Column, expr: string): string {
-  if (c.type === 'VARCHAR') return csvString(expr);
   if (c.type === 'TIMESTAMPTZ') return timestampText(expr);
   if (c.type === 'DOUBLE') return numberText(expr);
-  return `CAST(${expr} AS VARCHAR)`;
+  return expr;
 }
 
 /** A value for json_object(): timestamps as wire text, doubles as shortest JSON numbers, non-finite as null. */

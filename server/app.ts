@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { Problem, sendProblem } from './problems.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
+import { registerDocsRoute } from './routes/docs.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
 export interface App {
@@ -59,7 +60,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   const context: AppContext = {
     config,
     metrics,
-    extract: { engine, checker: new FileChecker(config.dataDir), dataDir: config.dataDir, rowLimit: config.rowLimit },
+    extract: { engine, checker: new FileChecker(config.dataDir), dataDir: config.dataDir, tempDir: config.tempDir, rowLimit: config.rowLimit, groupRows: config.groupRows },
   };
   installErrorHandling(app, metrics);
   // Data routes: key, then per-key rate limit, then the handler.
@@ -70,6 +71,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
   registerOperationRoutes(app, context, engine);
+  registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
     engine.close();

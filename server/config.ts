@@ -8,6 +8,7 @@ const Env = z.object({
   DATA_DIR: z.string().min(1).default('var/data'),
   TEMP_DIR: z.string().min(1).default('var/tmp'),
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
+  GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),
@@ -29,6 +30,8 @@ export interface Config {
   dataDir: string;
   tempDir: string;
   rowLimit: number;
+  /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
+  groupRows: number;
   queryTimeoutMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
@@ -62,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     tempDir: path.resolve(e.TEMP_DIR),
     rowLimit: e.ROW_LIMIT,
+    groupRows: e.GROUP_ROWS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,

@@ -10,13 +10,13 @@ import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery } from '../query-params.ts';
 import { requestSignal, toProblem } from '../request-signal.ts';
 
-async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string> {
+async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;
   yield* x.chunks();
   yield ']}\n';
 }
 
-async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string> {
+async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string | Buffer> {
   yield csvHeader(d);
   yield* x.chunks();
 }

@@ -1,3 +1,5 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { burntAreas } from '../../datasets/burnt-areas.ts';
@@ -6,7 +8,7 @@ import { hotspots } from '../../datasets/hotspots.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
-import type { Compiled, QuerySpec } from '../../queries/compile.ts';
+import { compileCopy, type Compiled, type QuerySpec } from '../../queries/compile.ts';
 import { encodeChunk } from '../../queries/encode-chunk.ts';
 import { parseInstant, type Instant } from '../../queries/instant.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon } from '../helpers/fixtures.ts';
@@ -83,7 +85,7 @@ export async function rows(c: DuckDBConnection, q: Compiled): Promise<unknown[][
   return (await c.runAndReadAll(q.sql, q.params)).getRows();
 }
 
-async function chunks(c: DuckDBConnection, q: Compiled, format: 'csv' | 'geojson'): Promise<string> {
+async function chunks(c: DuckDBConnection, q: Compiled, format: 'geojson'): Promise<string> {
   const result = await c.run(q.sql, q.params);
   let text = '';
   let first = true;
@@ -96,8 +98,17 @@ export async function features(c: DuckDBConnection, q: Compiled): Promise<Record
   return JSON.parse(`[${await chunks(c, q, 'geojson')}]`) as Record<string, unknown>[];
 }
 
+/** Runs a compiled CSV query the way the server does: DuckDB's CSV writer into a temp file (compileCopy). */
 export async function csvText(c: DuckDBConnection, q: Compiled): Promise<string> {
-  return chunks(c, q, 'csv');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'compile-csv-'));
+  try {
+    const target = path.join(dir, 'group.csv');
+    const copy = compileCopy(q, 'csv', target, dir);
+    await c.run(copy.sql, copy.params);
+    return await readFile(target, 'utf8');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** A strict RFC 4180 reader (LF record ends, as the contract says), the oracle for the CSV tests. */

@@ -1,0 +1,26 @@
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { Compiled, Format } from './compile.ts';
+import { encodeChunk } from './encode-chunk.ts';
+import { StreamIncompleteError } from './errors.ts';
+
+/**
+ * Streams groups through DuckDB's stream() into JavaScript: the path for rows that need
+ * JavaScript (WKB geometry). The client library ends a failed stream as if it had finished, so
+ * only the count tells: a short count throws and the response is aborted.
+ */
+export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], format: Format, expected: number): AsyncGenerator<string> {
+  let written = 0;
+  try {
+    for (const g of groups) {
+      const result = await connection.stream(g.sql, g.params);
+      for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+        const text = encodeChunk(chunk, format, written === 0);
+        written += chunk.rowCount;
+        yield text;
+      }
+    }
+    if (written !== expected) throw new StreamIncompleteError(expected, written);
+  } finally {
+    if (written !== expected) connection.interrupt();
+  }
+}
