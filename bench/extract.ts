@@ -10,7 +10,7 @@ import { loadConfig } from '../server/config.ts';
 import { issueBenchKey } from './bench-key.ts';
 import { countRows, ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
-import { BenchUsageError, firstDayWindow, fullWindow, monthWindow, parseBenchArgs, USAGE, type BenchOptions, type DayWindow } from './options.ts';
+import { BenchUsageError, firstDayWindow, fullWindow, monthWindow, parseBenchArgs, USAGE, type BenchOptions } from './options.ts';
 import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
 import { readStatusMb } from './rss.ts';
 import { extractPath, measureRequest, runScenario, type ScenarioResult, type ScenarioSpec } from './scenario.ts';
@@ -19,25 +19,25 @@ import { describeMachine, info, renderMachine, renderTable } from './table.ts';
 
 const log = (line: string) => process.stdout.write(line + '\n');
 
-function spec(id: string, title: string, d: DatasetDescriptor, window: DayWindow, format: 'csv' | 'geojson', expectedRows: number): ScenarioSpec {
+function timeColumn(d: DatasetDescriptor): string {
   if (!d.time) throw new Error(`${d.name} has no time axis`);
-  return { id, title, dataset: d.name, timeColumn: d.time.column, orderBy: d.orderBy, window, format, expectedRows };
+  return d.time.column;
 }
 
+/** The three scenarios of issue #2, each with the row count DuckDB finds in its window before the server is asked. */
 async function planScenarios(o: BenchOptions): Promise<ScenarioSpec[]> {
   const year = fullWindow(o);
-  const month = monthWindow(o);
-  const [a, b, c] = await countRows(o.dataDir, [
-    { dataset: hotspots.name, column: 'acquiredAtUtc', window: year },
-    { dataset: hotspots.name, column: 'acquiredAtUtc', window: month },
-    { dataset: sensorReadings.name, column: 'measuredAtUtc', window: year },
-  ]);
-  log(`rows (DuckDB count): hotspots ${year.from}..${year.to}: ${a!.toLocaleString('en')}; ${month.from}..${month.to}: ${b!.toLocaleString('en')}; sensor-readings ${year.from}..${year.to}: ${c!.toLocaleString('en')}`);
-  return [
-    spec('A', 'hotspots, whole window, CSV', hotspots, year, 'csv', a!),
-    spec('B', 'hotspots, one month, GeoJSON', hotspots, month, 'geojson', b!),
-    spec('C', 'sensor-readings, whole window, CSV', sensorReadings, year, 'csv', c!),
+  const plan = [
+    { id: 'A', title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
+    { id: 'B', title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
+    { id: 'C', title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
   ];
+  const counts = await countRows(o.dataDir, plan.map((p) => ({ dataset: p.d.name, column: timeColumn(p.d), window: p.window })));
+  return plan.map((p, i) => {
+    log(`rows (DuckDB count): ${p.d.name} ${p.window.from}..${p.window.to}: ${counts[i]!.toLocaleString('en')}`);
+    const { d, ...rest } = p;
+    return { ...rest, dataset: d.name, timeColumn: timeColumn(d), orderBy: d.orderBy, expectedRows: counts[i]! };
+  });
 }
 
 /** Warm-up: one small window per dataset, so the server's JIT, connections and those files' checks are warm. */
@@ -67,7 +67,10 @@ interface Measured {
   warmup: Awaited<ReturnType<typeof warmUp>>;
   results: ScenarioResult[];
   vmHwmMb: number | null;
+  idleRssMb: number | null;
   serverPid: number;
+  /** 1-minute load averages before the warm-up and after the last scenario: other work on the machine shows here. */
+  load: [number, number];
 }
 
 /** Key, server child, warm-up, scenarios; the child and its temp folder are gone when this returns, whatever happened. */
@@ -92,6 +95,9 @@ async function measure(o: BenchOptions, specs: readonly ScenarioSpec[]): Promise
     const config = loadConfig({ ...process.env, ...env });
     server = await startServer(env, { authorization: `Bearer ${key}` }, o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : []);
     log(`server: pid ${server.pid} on ${server.baseUrl}, DuckDB threads ${config.duckdbThreads}, memory limit ${config.duckdbMemoryLimit}, ROW_LIMIT ${env.ROW_LIMIT}`);
+    const idleRssMb = readStatusMb(server.pid, 'VmRSS');
+    const loadBefore = os.loadavg()[0]!;
+    if (loadBefore > os.availableParallelism() / 2) log(`note: load average ${loadBefore.toFixed(1)} on ${os.availableParallelism()} cores; other work will make the figures noisy`);
     const warmup = await warmUp(server, o);
     const results: ScenarioResult[] = [];
     for (const s of specs) {
@@ -102,7 +108,8 @@ async function measure(o: BenchOptions, specs: readonly ScenarioSpec[]): Promise
     }
     // A server that died after its last response (e.g. while the reference ran) is broken too.
     server.assertAlive();
-    return { warmup, results, vmHwmMb: readStatusMb(server.pid, 'VmHWM'), serverPid: server.pid };
+    const vmHwmMb = readStatusMb(server.pid, 'VmHWM');
+    return { warmup, results, vmHwmMb, idleRssMb, serverPid: server.pid, load: [loadBefore, os.loadavg()[0]!] };
   } finally {
     await server?.stop();
     if (server?.exited && server.exited.code !== 0) log(`server: stopped with code ${server.exited.code}, signal ${server.exited.signal}`);
@@ -118,22 +125,26 @@ async function run(o: BenchOptions): Promise<number> {
   const specs = await planScenarios(o);
   const files = [...(await listParquet(o.dataDir, hotspots.name)), ...(await listParquet(o.dataDir, sensorReadings.name))];
   log(`page cache: read ${((await warmPageCache(files)) / 1e6).toFixed(1)} MB of Parquet (${files.length} files) once before any timing`);
-  const { warmup, results, vmHwmMb, serverPid } = await measure(o, specs);
+  const { warmup, results, vmHwmMb, idleRssMb, serverPid, load } = await measure(o, specs);
 
   const [a, b, c] = results as [ScenarioResult, ScenarioResult, ScenarioResult];
   const totalSeconds = (performance.now() - started) / 1000;
   const figures = [
     ...scenarioFigures(a, b, c),
+    info('server', 'RSS after start, idle', idleRssMb ?? Number.NaN, 'MB'),
     info('server', 'VmHWM at end (lifetime peak RSS)', vmHwmMb ?? Number.NaN, 'MB'),
+    info('bench', 'load average (1 min) before warm-up', load[0]),
+    info('bench', 'load average (1 min) after last scenario', load[1]),
     info('bench', 'whole bench wall time', totalSeconds, 's'),
   ];
   log('\n' + renderMachine(machine));
   log(`data: ${o.dataDir} (scale ${o.scale}, ${o.days} days before ${o.end}, seed ${o.seed}; ${data.generatedSeconds === null ? 'reused' : `generated in ${data.generatedSeconds.toFixed(1)} s`})`);
   log(`warm-up before measuring: ${warmup.map((w) => w.path).join(', ')}\n`);
   log(renderTable(figures));
+  if (o.cpuProfDir) log('note: the server ran under --cpu-prof; these figures include the profiler\'s overhead');
   const problems = problemsOf(results);
   if (o.jsonPath) {
-    const report = { machine, options: o, data, warmup, scenarios: Object.fromEntries(results.map((r) => [r.id, r])), figures, vmHwmMb, totalSeconds, problems };
+    const report = { machine, options: o, data, warmup, scenarios: Object.fromEntries(results.map((r) => [r.id, r])), figures, vmHwmMb, idleRssMb, load, totalSeconds, problems };
     await writeFile(o.jsonPath, JSON.stringify(report, null, 2) + '\n');
     log(`\nJSON: ${o.jsonPath}`);
   }

@@ -2,6 +2,8 @@ import http from 'node:http';
 
 export type WireFormat = 'csv' | 'geojson';
 
+const IDLE_TIMEOUT_MS = 120_000;
+
 export interface HttpRun {
   status: number;
   /** Request start to the last body byte. */
@@ -87,5 +89,7 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
       });
     });
     request.on('error', reject);
+    // A stalled server must end the bench with an error, not hang it; a live extract is never silent this long.
+    request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new Error(`no bytes from the server for ${IDLE_TIMEOUT_MS / 1000} s`)));
   });
 }

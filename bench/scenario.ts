@@ -31,6 +31,7 @@ export interface ScenarioResult {
   peakRssMb: number;
   rssSamples: number;
   serverCpuSeconds: number;
+  clientCpuSeconds: number;
   returnedHeader: number | null;
   expectedRows: number;
   referenceSql: string;
@@ -47,16 +48,26 @@ export interface ScenarioResult {
 export const extractPath = (s: Pick<ScenarioSpec, 'dataset' | 'window' | 'format'>): string =>
   `/api/v1/${s.dataset}?from=${s.window.from}&to=${s.window.to}${s.format === 'csv' ? '&format=csv' : ''}`;
 
-/** One measured request: RSS sampled from /proc every 50 ms, server CPU time read before and after. */
-export async function measureRequest(server: ServerProcess, path: string, format: WireFormat): Promise<HttpRun & { peakRssMb: number; rssSamples: number; cpuSeconds: number }> {
+export interface MeasuredRequest extends HttpRun {
+  peakRssMb: number;
+  rssSamples: number;
+  cpuSeconds: number;
+  /** CPU the bench itself spent receiving: it shares the machine's cores with the server. */
+  clientCpuSeconds: number;
+}
+
+/** One measured request: RSS sampled from /proc every 50 ms, server and client CPU time read before and after. */
+export async function measureRequest(server: ServerProcess, path: string, format: WireFormat): Promise<MeasuredRequest> {
   server.assertAlive();
   const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
+  const clientBefore = process.cpuUsage();
   const sampler = sampleRss(server.pid);
   const run = await fetchExtract(server.baseUrl + path, format, server.requestHeaders).finally(() => sampler.stop());
   const rss = sampler.stop();
+  const client = process.cpuUsage(clientBefore);
   const cpuSeconds = (readCpuSeconds(server.pid) ?? Number.NaN) - cpuBefore;
   server.assertAlive();
-  return { ...run, peakRssMb: rss.peakMb, rssSamples: rss.samples, cpuSeconds };
+  return { ...run, peakRssMb: rss.peakMb, rssSamples: rss.samples, cpuSeconds, clientCpuSeconds: (client.user + client.system) / 1e6 };
 }
 
 /** The server's extract over HTTP, then DuckDB's COPY of the same ordered SELECT, one after the other (never concurrently). */
@@ -94,6 +105,7 @@ export async function runScenario(
     peakRssMb: run.peakRssMb,
     rssSamples: run.rssSamples,
     serverCpuSeconds: run.cpuSeconds,
+    clientCpuSeconds: run.clientCpuSeconds,
     returnedHeader: run.returnedHeader,
     expectedRows: spec.expectedRows,
     referenceSql: reference.sql,

@@ -10,7 +10,6 @@ import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { Problem, sendProblem } from './problems.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
-import { registerDocsRoute } from './routes/docs.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
 export interface App {
@@ -71,7 +70,6 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
   registerOperationRoutes(app, context, engine);
-  registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
     engine.close();

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,5 +69,26 @@ describe('bench/extract.ts at tiny scale', () => {
     expect(names.filter((n) => n.startsWith('C:') && /ratio/.test(n))).toHaveLength(1);
     for (const f of judged) expect(typeof f.pass, f.figure).toBe('boolean');
     expect(output).toContain('ratio server / DuckDB COPY');
+  });
+});
+
+describe('bench/extract.ts data folder safety', () => {
+  it('refuses (exit 1) a --data-dir holding files it did not write, and deletes nothing', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-foreign-'));
+    try {
+      const precious = path.join(dir, 'hotspots', 'date=2025-07-30', 'precious.parquet');
+      await mkdir(path.dirname(precious), { recursive: true });
+      await writeFile(precious, 'not ours');
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/extract.ts', '--scale', '0.05', '--days', '3', '--end', '2025-08-01', '--data-dir', dir], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status, run.stdout + run.stderr).toBe(1);
+      expect(run.stderr).toContain('did not write');
+      expect((await stat(precious)).size).toBe('not ours'.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
