@@ -27,10 +27,11 @@ export const timestampText = (expr: string): string => {
 
 /**
  * A double in shortest round-trip form, as JavaScript writes it: DuckDB already picks the
- * shortest digits but writes integral values as `100.0`; those become `100`.
+ * shortest digits but writes integral values as `100.0`; those become `100`. NaN and infinities
+ * have no JSON form and become null (an empty CSV field), as in GeoJSON.
  */
 export const numberText = (expr: string): string =>
-  `CASE WHEN ${expr} = trunc(${expr}) AND abs(${expr}) < 1e15 THEN CAST(CAST(${expr} AS BIGINT) AS VARCHAR) ELSE CAST(${expr} AS VARCHAR) END`;
+  `CASE WHEN NOT isfinite(${expr}) THEN NULL WHEN ${expr} = trunc(${expr}) AND abs(${expr}) < 1e15 THEN CAST(CAST(${expr} AS BIGINT) AS VARCHAR) ELSE CAST(${expr} AS VARCHAR) END`;
 
 /** One CSV field before the CSV writer quotes it: wire text for timestamps and doubles, the value otherwise. */
 export function csvField(c: Column, expr: string): string {
@@ -42,7 +43,7 @@ export function csvField(c: Column, expr: string): string {
 /** A value for json_object(): timestamps as wire text, doubles as shortest JSON numbers, non-finite as null. */
 export function jsonValue(c: Column, expr: string): string {
   if (c.type === 'TIMESTAMPTZ') return timestampText(expr);
-  if (c.type === 'DOUBLE') return `CASE WHEN isfinite(${expr}) THEN (${numberText(expr)})::JSON END`;
+  if (c.type === 'DOUBLE') return `(${numberText(expr)})::JSON`;
   return expr;
 }
 

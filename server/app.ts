@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { Problem, sendProblem } from './problems.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
+import { registerDocsRoute } from './routes/docs.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
 export interface App {
@@ -34,6 +35,9 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
       if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
+    // Fastify's own client errors (malformed URL, bad body, ...) keep their 4xx meaning.
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('invalid-parameter', 'The request is malformed.'));
     request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
@@ -51,7 +55,13 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     connections: config.duckdbConnections,
     memoryLimit: config.duckdbMemoryLimit,
   });
-  const app = Fastify({ logger: loggerOptions(config, opts.logStream), return503OnClosing: true, trustProxy: config.trustProxy });
+  const app = Fastify({
+    logger: loggerOptions(config, opts.logStream),
+    return503OnClosing: true,
+    trustProxy: config.trustProxy,
+    // A malformed URL is the client's error: answer with a problem, not Fastify's own body.
+    frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('invalid-parameter', 'The request URL or headers are malformed.')),
+  });
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
   keys.watch(config.keysReloadMs);
@@ -70,6 +80,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
   registerOperationRoutes(app, context, engine);
+  registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
     engine.close();

@@ -1,6 +1,7 @@
-import { queryParams, type DatasetDescriptor } from '../datasets/index.ts';
+import { z } from 'zod';
+import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Format } from '../queries/compile.ts';
-import type { Instant } from '../queries/instant.ts';
+import { parseInstant, type Instant } from '../queries/instant.ts';
 import { resolveWindow, type Window } from '../queries/window.ts';
 import { invalidParameters, type ParameterError } from './problems.ts';
 
@@ -15,60 +16,101 @@ export interface DatasetQuery {
   echo: Record<string, string | null>;
 }
 
-const allowedParams = (d: DatasetDescriptor): Set<string> => new Set([...(d.time ? ['from', 'to'] : []), 'format', ...queryParams(d)]);
+const WINDOW_SYNTAX = 'must be YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z, ±HH:MM or no offset (UTC)';
+const WINDOW_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+/** Folder names become part of a path: a strict alphabet keeps them inside the dataset folder. */
+const FOLDER_VALUE = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Unknown and repeated parameters are errors: a typo must never widen a result silently. */
-function singleValues(d: DatasetDescriptor, raw: Record<string, unknown>, errors: ParameterError[]): Record<string, string> {
-  const allowed = allowedParams(d);
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (!allowed.has(name)) errors.push({ parameter: name, message: `unknown parameter; allowed: ${[...allowed].join(', ')}` });
-    else if (Array.isArray(value)) errors.push({ parameter: name, message: 'must not be repeated' });
-    else values[name] = String(value);
+const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
+  z
+    .string()
+    .regex(WINDOW_PATTERN, WINDOW_SYNTAX)
+    .refine((s) => parseInstant(s) !== null, WINDOW_SYNTAX)
+    .optional()
+    .meta({
+      description:
+        bound === 'from'
+          ? `Start of the half-open window [from, to), inclusive. A bare date is 00:00 UTC; no offset means UTC. Default: to minus ${d.time?.defaultDays ?? 1} day(s).`
+          : 'End of the half-open window [from, to), exclusive. A bare date is 00:00 UTC; no offset means UTC. Default: now (whole seconds).',
+      example: bound === 'from' ? '2025-08-01' : '2025-08-02T00:00:00Z',
+    });
+
+const FormatParam = z
+  .string()
+  .default('geojson')
+  .meta({ description: '`csv` selects CSV; any other value, or none, gives GeoJSON.', example: 'csv' });
+
+/**
+ * The query string of a dataset endpoint as one strict zod object: it validates requests and is
+ * what the OpenAPI document describes. `folderValues` (e.g. the models present in DATA_DIR) turn
+ * the folder choice into an enum for the document; validation leaves that check to the preflight,
+ * which lists the folder under the same lease as the query.
+ */
+export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly string[] = []) {
+  const shape: Record<string, z.ZodType> = {};
+  if (d.time) Object.assign(shape, { from: windowBound(d, 'from'), to: windowBound(d, 'to') });
+  shape.format = FormatParam;
+  if (d.folderChoice) {
+    const [first, ...rest] = folderValues;
+    const known = first === undefined ? null : z.enum([first, ...rest]).default(first);
+    shape[d.folderChoice.param] = (known ?? z.string().regex(FOLDER_VALUE, 'invalid value').optional()).meta({ description: d.folderChoice.description });
   }
-  return values;
+  for (const f of d.filters) {
+    const base = f.defaultValue === null ? f.schema.optional() : f.schema.default(f.defaultValue);
+    shape[f.param] = base.meta({ description: f.description });
+  }
+  for (const o of d.options) {
+    const [first, ...rest] = o.allowed;
+    if (first === undefined) throw new Error(`${d.name}: option ${o.param} allows nothing`);
+    const allowed = z.enum([first, ...rest], { error: `must be one of: ${o.allowed.join(', ')}` });
+    shape[o.param] = allowed.default(o.defaultValue as typeof first).meta({ description: o.description });
+  }
+  return z.strictObject(shape);
 }
 
-function parseFilters(d: DatasetDescriptor, v: Record<string, string>, q: DatasetQuery, errors: ParameterError[]): void {
-  for (const f of d.filters) {
-    const given = v[f.param];
-    const parsed = given === undefined ? null : f.schema.safeParse(given);
-    if (parsed && !parsed.success) {
-      errors.push({ parameter: f.param, message: parsed.error.issues[0]?.message ?? 'invalid value' });
+/** One error per parameter: unknown and repeated parameters are errors, so a typo never widens a result. */
+export function parameterErrors(error: z.ZodError, raw: Record<string, unknown>, allowed: readonly string[]): ParameterError[] {
+  const errors = new Map<string, string>();
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) errors.set(k, `unknown parameter; allowed: ${allowed.join(', ')}`);
       continue;
     }
-    const value = parsed ? parsed.data : f.defaultValue;
+    const name = String(issue.path[0] ?? '');
+    if (!errors.has(name)) errors.set(name, Array.isArray(raw[name]) ? 'must not be repeated' : issue.message);
+  }
+  return [...errors].map(([parameter, message]) => ({ parameter, message }));
+}
+
+function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: DatasetQuery): void {
+  if (d.folderChoice) q.folderValue = v[d.folderChoice.param] as string | undefined;
+  for (const f of d.filters) {
+    const value = (v[f.param] as string | undefined) ?? null;
     q.echo[f.param] = value;
     if (value !== null) q.filters.push({ column: f.column, value });
   }
-}
-
-function parseOptions(d: DatasetDescriptor, v: Record<string, string>, q: DatasetQuery, errors: ParameterError[]): void {
   for (const o of d.options) {
-    const value = v[o.param] ?? o.defaultValue;
-    if (!o.allowed.includes(value)) errors.push({ parameter: o.param, message: `must be one of: ${o.allowed.join(', ')}` });
-    q.params[o.param] = value;
-    q.echo[o.param] = value;
+    q.params[o.param] = v[o.param] as string;
+    q.echo[o.param] = v[o.param] as string;
   }
 }
+
+/** zod compiles an object schema on its first parse (~0.25 ms): build each dataset's validator once, not per request. */
+const validators = new WeakMap<DatasetDescriptor, ReturnType<typeof datasetQuerySchema>>();
 
 /** Validates a data request's query string against its dataset; throws a 400 problem naming each bad parameter. */
 export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant): DatasetQuery {
-  const errors: ParameterError[] = [];
-  const v = singleValues(d, raw, errors);
-  const q: DatasetQuery = { window: null, format: v.format === 'csv' ? 'csv' : 'geojson', filters: [], folderValue: undefined, params: {}, echo: {} };
-  if (d.time) {
-    const w = resolveWindow(d, v.from, v.to, now);
+  const schema = validators.get(d) ?? datasetQuerySchema(d);
+  validators.set(d, schema);
+  const parsed = schema.safeParse(raw);
+  const errors = parsed.success ? [] : parameterErrors(parsed.error, raw, Object.keys(schema.shape));
+  const q: DatasetQuery = { window: null, format: raw.format === 'csv' ? 'csv' : 'geojson', filters: [], folderValue: undefined, params: {}, echo: {} };
+  if (d.time && !errors.some((e) => e.parameter === 'from' || e.parameter === 'to')) {
+    const w = resolveWindow(d, raw.from as string | undefined, raw.to as string | undefined, now);
     if (w.ok) q.window = w.window;
     else errors.push({ parameter: w.parameter, message: w.message });
   }
-  if (d.folderChoice) {
-    const given = v[d.folderChoice.param];
-    if (given !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(given)) errors.push({ parameter: d.folderChoice.param, message: 'invalid value' });
-    q.folderValue = given;
-  }
-  parseFilters(d, v, q, errors);
-  parseOptions(d, v, q, errors);
-  if (errors.length) throw invalidParameters(errors);
+  if (errors.length || !parsed.success) throw invalidParameters(errors);
+  resolveChoices(d, parsed.data, q);
   return q;
 }

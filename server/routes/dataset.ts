@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { csvHeader } from '../../queries/compile.ts';
 import { prepareExtract, type Extract } from '../../queries/extract.ts';
@@ -7,7 +7,7 @@ import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { freshness } from '../etag.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
-import { parseDatasetQuery } from '../query-params.ts';
+import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { requestSignal, toProblem } from '../request-signal.ts';
 
 async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
@@ -21,28 +21,36 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
   yield* x.chunks();
 }
 
+/** Headers from meta, then the body streamed; HEAD gets the headers only. */
+function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
+  const meta = buildMeta(d, q, x, ctx.config.rowLimit);
+  reply.headers(metaHeaders(meta)).type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/geo+json');
+  ctx.metrics.observeExtract(d.name, x.returned);
+  if (request.method === 'HEAD') {
+    x.dispose();
+    return reply.send();
+  }
+  const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
+  body.once('close', () => x.dispose());
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
+    x.dispose();
+  });
+  return reply.send(body);
+}
+
 /** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
-    const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
     const fresh = freshness(d, q, request.headers['if-none-match']);
     const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh };
+    const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
     reply.header('etag', fresh.etag()).header('vary', 'Authorization');
-    if (x === null) return reply.code(304).send();
-    const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-    reply.headers(metaHeaders(meta));
-    const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
-    body.once('close', () => x.dispose());
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
-      x.dispose();
-    });
-    ctx.metrics.observeExtract(d.name, x.returned);
-    return reply.type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/geo+json').send(body);
+    return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
   });
 }

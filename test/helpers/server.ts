@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
+import { checkConformance } from '../openapi/conformance-hook.ts';
 import { tempDir } from './fixtures.ts';
 
 export interface TestServer extends App {
@@ -25,10 +26,16 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   // Tests about other things must not trip the per-key limit; the rate-limit tests set it explicitly.
   const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', ...env });
   const built = await buildApp(config, opts);
+  // Every response of every test is checked against the served OpenAPI document; close() reports what did not match.
+  const conformance = await checkConformance(built.app);
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = built.app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${key}` };
   const get = (pathAndQuery: string, init: RequestInit = {}) => fetch(`${url}${pathAndQuery}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
-  return { ...built, url, key, keysFile, auth, get, close: () => built.app.close() };
+  const close = async () => {
+    await built.app.close();
+    conformance.assertClean();
+  };
+  return { ...built, url, key, keysFile, auth, get, close };
 }

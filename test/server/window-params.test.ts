@@ -81,3 +81,22 @@ describe('bad parameters are 400 problems naming the parameter, before any query
     await r.body?.cancel();
   });
 });
+
+describe('requests the router cannot take', () => {
+  it('a malformed URL is a 400 problem, not a framework body', async () => {
+    const r = await server.get('/api/v1/hotspots?from=%zz');
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const bad = await server.get('/api/v1/%zz');
+    expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await bad.arrayBuffer();
+  });
+
+  it('HEAD answers the GET headers without a body and returns its connection', async () => {
+    const r = await server.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-03&format=csv', { method: 'HEAD' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-returned')).toBe('4');
+    expect(await r.text()).toBe('');
+    expect(server.engine.busy).toBe(0);
+  });
+});

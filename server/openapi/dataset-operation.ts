@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { wireColumns, type DatasetDescriptor } from '../../datasets/index.ts';
+import { csvHeader } from '../../queries/compile.ts';
+import { datasetQuerySchema } from '../query-params.ts';
+import { dataHeaders } from './headers.ts';
+import { problemResponseId } from './problem-schemas.ts';
+import { datasetDescription } from './prose.ts';
+import { componentRef, toOpenApiSchema, type SchemaObject } from './schema-convert.ts';
+
+/** `sensor-readings` → `SensorReadings`: the prefix of a dataset's component ids. */
+export const datasetSchemaPrefix = (d: DatasetDescriptor): string => d.name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+
+/** Query parameters straight from the zod object that validates them. */
+export function queryParameters(schema: z.ZodObject): SchemaObject[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const { description, example, ...json } = toOpenApiSchema(field as z.ZodType, 'input');
+    return { name, in: 'query', required: false, description, schema: json, ...(example === undefined ? {} : { example }) };
+  });
+}
+
+const IF_NONE_MATCH: SchemaObject = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'ETag of an earlier response to the same request; when the data has not changed the answer is 304 without a body.',
+  schema: { type: 'string' },
+};
+
+export const problemRef = (kind: Parameters<typeof problemResponseId>[0]): SchemaObject => ({ $ref: `#/components/responses/${problemResponseId(kind)}` });
+
+function csvMedia(d: DatasetDescriptor): SchemaObject {
+  return {
+    schema: {
+      type: 'string',
+      description: `CSV: one header row, then one line per record. Each column holds the property of the same name of [${datasetSchemaPrefix(d)}Properties](#/components/schemas/${datasetSchemaPrefix(d)}Properties); null is an empty field.`,
+    },
+    example: csvHeader(d),
+    'x-csv-columns': wireColumns(d).map((c) => c.name),
+  };
+}
+
+/** GET /api/v1/<dataset>: parameters from the request schema, bodies from the wire schemas, every status it can answer. */
+export function datasetOperation(d: DatasetDescriptor, folderValues: readonly string[]): SchemaObject {
+  const prefix = datasetSchemaPrefix(d);
+  return {
+    operationId: `get${prefix}`,
+    tags: ['Data'],
+    summary: d.title,
+    description: datasetDescription(d, folderValues),
+    security: [{ bearerAuth: [] }],
+    parameters: [...queryParameters(datasetQuerySchema(d, folderValues)), IF_NONE_MATCH],
+    responses: {
+      200: {
+        description: 'The service looked: the rows in the window (possibly none), as GeoJSON with meta, or as CSV with meta in the X- headers.',
+        headers: dataHeaders(d),
+        content: { 'application/geo+json': { schema: { $ref: componentRef(`${prefix}FeatureCollection`) } }, 'text/csv': csvMedia(d) },
+      },
+      304: { $ref: '#/components/responses/NotModified' },
+      400: problemRef('invalid-parameter'),
+      401: problemRef('unauthorized'),
+      403: problemRef('forbidden'),
+      429: problemRef('rate-limited'),
+      500: problemRef('internal'),
+      503: problemRef('unavailable'),
+    },
+  };
+}

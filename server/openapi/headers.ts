@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import type { ProblemKind } from '../problems.ts';
+import { toOpenApiSchema, type SchemaObject } from './schema-convert.ts';
+import { UtcTimestamp } from './wire-schemas.ts';
+
+const Seconds = z.int().min(0);
+const Count = z.int().min(0);
+
+/** Every response header the API promises; `required` means it comes with every response that lists it. */
+const HEADERS: Record<string, { description: string; schema: z.ZodType; required?: boolean }> = {
+  'Retry-After': { description: 'Whole seconds to wait before retrying; retrying after that long succeeds unless the cause persists.', schema: Seconds, required: true },
+  'WWW-Authenticate': { description: 'Bearer challenge, e.g. `Bearer realm="research-read-api", error="invalid_token"`.', schema: z.string(), required: true },
+  'X-RateLimit-Limit': { description: 'Requests allowed per key and minute. Absent when the shared counter store is unreachable (the service then fails open).', schema: Count },
+  'X-RateLimit-Remaining': { description: 'Requests left for this key in the current window.', schema: Count },
+  'X-RateLimit-Reset': { description: 'Seconds until the current rate-limit window ends.', schema: Seconds },
+  ETag: { description: 'Weak validator over dataVersion, the normalised query and the format. Send it back as If-None-Match to get a 304 without running the query.', schema: z.string().regex(/^W\/".*"$/), required: true },
+  Vary: { description: 'Responses differ per key: `Authorization`.', schema: z.string(), required: true },
+  'X-Window-From': { description: 'meta.window.from: start of the window used (inclusive).', schema: UtcTimestamp, required: true },
+  'X-Window-To': { description: 'meta.window.to: end of the window used (exclusive).', schema: UtcTimestamp, required: true },
+  'X-Truncated': { description: 'meta.truncated: `true` when more rows matched than this response holds.', schema: z.enum(['true', 'false']), required: true },
+  'X-Next-From': { description: 'meta.next.from: where to continue after a cut (request again with from set to it). Absent when meta.next is null.', schema: UtcTimestamp },
+  'X-Row-Limit': { description: 'meta.rowLimit.', schema: Count, required: true },
+  'X-Returned': { description: 'meta.returned: rows in this response.', schema: Count, required: true },
+  'X-Chain-Last-Success': { description: 'meta.observation.lastSuccessUtc. Absent when the feeding chain never succeeded.', schema: UtcTimestamp },
+  'X-Data-Version': { description: 'meta.dataVersion.', schema: z.string().regex(/^sha256:[0-9a-f]{64}$/), required: true },
+};
+
+export function headerComponents(): Record<string, SchemaObject> {
+  return Object.fromEntries(
+    Object.entries(HEADERS).map(([name, h]) => [name, { description: h.description, required: h.required ?? false, schema: toOpenApiSchema(h.schema) }]),
+  );
+}
+
+const refs = (...names: string[]): Record<string, SchemaObject> => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** Headers of a 200 from a dataset endpoint: meta as headers (the only metadata channel of CSV), caching, limits. */
+export function dataHeaders(d: DatasetDescriptor): Record<string, SchemaObject> {
+  const window = d.time ? ['X-Window-From', 'X-Window-To', 'X-Next-From'] : [];
+  return refs(...window, 'X-Truncated', 'X-Row-Limit', 'X-Returned', 'X-Chain-Last-Success', 'X-Data-Version', 'ETag', 'Vary', ...RATE_LIMIT);
+}
+
+export const notModifiedHeaders = (): Record<string, SchemaObject> => refs('ETag', 'Vary', ...RATE_LIMIT);
+
+/** Headers that come with each problem kind. */
+export const problemHeaders = (): Partial<Record<ProblemKind, Record<string, SchemaObject>>> => ({
+  'invalid-parameter': refs(...RATE_LIMIT),
+  unauthorized: refs('WWW-Authenticate'),
+  'rate-limited': refs('Retry-After', ...RATE_LIMIT),
+  unavailable: refs('Retry-After', ...RATE_LIMIT),
+});

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { DATASETS } from '../../datasets/index.ts';
+import { problemRef, queryParameters } from './dataset-operation.ts';
+import { docsAssets, DocsQuery } from './docs-page.ts';
+import { componentRef, type SchemaObject } from './schema-convert.ts';
+
+export const Health = z.object({ status: z.literal('ok') });
+
+export const Readiness = z.object({
+  status: z.literal('ready'),
+  engine: z.object({ connections: z.int().min(0), busy: z.int().min(0) }).meta({ description: 'DuckDB connections, and how many are running a query.' }),
+  datasets: z.array(
+    z.object({
+      dataset: z.enum(DATASETS.map((d) => d.name) as [string, ...string[]]),
+      available: z.boolean(),
+      reason: z.string().nullable().meta({ description: 'Why the dataset is unavailable; null when available.' }),
+      chainAgeSeconds: z.int().min(0).nullable().meta({ description: 'Seconds since the feeding chain last succeeded; null when unknown or unavailable.', 'x-unit': 's' }),
+    }),
+  ),
+});
+
+const NO_KEY: SchemaObject[] = [];
+const text = (description: string, mediaType: string): SchemaObject => ({ description, content: { [mediaType]: { schema: { type: 'string' } } } });
+const json = (description: string, schema: SchemaObject): SchemaObject => ({ description, content: { 'application/json': { schema } } });
+
+const THIS_DOCUMENT: SchemaObject = {
+  type: 'object',
+  description: 'This OpenAPI 3.0 document.',
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: { openapi: { type: 'string', pattern: '^3\\.0\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+};
+
+function docsOperation(): SchemaObject {
+  return {
+    operationId: 'getDocs',
+    tags: ['Documentation'],
+    summary: 'This contract (OpenAPI 3.0), or the documentation page',
+    description: 'The machine-readable contract, generated from the schemas that validate requests and describe responses. No key needed. Valid values that come from the data (e.g. `model`) are listed as they are at the time of the request.',
+    security: NO_KEY,
+    parameters: queryParameters(DocsQuery),
+    responses: {
+      200: {
+        description: 'The document (JSON or YAML) or the HTML page.',
+        headers: { Vary: { description: 'The answer depends on `Accept` when `format` is not given.', schema: { type: 'string' } } },
+        content: {
+          'application/json': { schema: THIS_DOCUMENT },
+          'application/yaml': { schema: { type: 'string' } },
+          'text/html': { schema: { type: 'string' } },
+        },
+      },
+      400: problemRef('invalid-parameter'),
+      500: problemRef('internal'),
+    },
+  };
+}
+
+function assetOperation(): SchemaObject {
+  return {
+    operationId: 'getDocsAsset',
+    tags: ['Documentation'],
+    summary: 'Script and style of the documentation page (Swagger UI, served by this service)',
+    security: NO_KEY,
+    parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(docsAssets()) } }],
+    responses: {
+      200: { description: 'The file.', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
+      404: problemRef('not-found'),
+      500: problemRef('internal'),
+    },
+  };
+}
+
+const operating = (operationId: string, summary: string, response: SchemaObject): SchemaObject => ({
+  get: { operationId, tags: ['Operations'], summary, security: NO_KEY, responses: { 200: response, 500: problemRef('internal') } },
+});
+
+/** The documentation and operating endpoints: no key, no data. */
+export function otherPaths(): Record<string, SchemaObject> {
+  return {
+    '/api/v1/docs': { get: docsOperation() },
+    '/api/v1/docs/assets/{asset}': { get: assetOperation() },
+    '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
+    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset', json('Ready.', { $ref: componentRef('Readiness') })),
+    '/metrics': operating('getMetrics', 'Prometheus metrics', text('Prometheus text exposition format 0.0.4.', 'text/plain')),
+  };
+}

@@ -1,0 +1,42 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { stringify } from 'yaml';
+import type { AppContext } from '../app-context.ts';
+import { docsAssets, DocsQuery, DOCS_PAGE_CSP, renderDocsPage } from '../openapi/docs-page.ts';
+import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '../openapi/document.ts';
+import { Problem, invalidParameters } from '../problems.ts';
+import { parameterErrors } from '../query-params.ts';
+
+/** A browser following a problem `type` link asks for text/html and should land on the page, not on JSON. */
+const prefersHtml = (request: FastifyRequest): boolean => {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('text/html') && !accept.includes('application/json');
+};
+
+function docsFormat(request: FastifyRequest): 'json' | 'yaml' | 'html' {
+  const raw = request.query as Record<string, unknown>;
+  const parsed = DocsQuery.safeParse(raw);
+  if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(DocsQuery.shape)));
+  return parsed.data.format ?? (prefersHtml(request) ? 'html' : 'json');
+}
+
+/** GET /api/v1/docs (no key): the contract, built per request so values that come from the data are current. */
+export function registerDocsRoute(app: FastifyInstance, ctx: AppContext): void {
+  const assets = docsAssets();
+  app.get('/api/v1/docs', async (request, reply) => {
+    const format = docsFormat(request);
+    reply.header('vary', 'Accept');
+    if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION));
+    const folderValues = await listFolderValues(ctx.config.dataDir);
+    const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute });
+    if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc));
+    return reply.type('application/json; charset=utf-8').send(doc);
+  });
+  app.get('/api/v1/docs/assets/:asset', async (request, reply) => {
+    const { asset: name } = request.params as { asset: string };
+    const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+    if (!asset) throw new Problem('not-found', 'No such documentation asset.');
+    reply.type(asset.contentType).header('cache-control', 'public, max-age=3600');
+    return reply.send(asset.file ? createReadStream(asset.file) : asset.text);
+  });
+}

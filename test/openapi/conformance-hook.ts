@@ -1,0 +1,91 @@
+import { pipeline, Readable, Transform } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ContractChecker, type SentResponse } from './contract-checker.ts';
+
+/** Bodies larger than this are not buffered for checking; the check then fails rather than pass unseen. */
+const MAX_CHECKED_BYTES = 64 * 1024 * 1024;
+
+export interface Conformance {
+  /** What did not match the served document, one line per finding. */
+  readonly violations: string[];
+  /** How many responses were checked so far. */
+  readonly checked: () => number;
+  /** Throws listing every violation, if there was any. */
+  assertClean(): void;
+}
+
+const captured = (contentType: string): 'all' | 'first-line' | null =>
+  /json/.test(contentType) ? 'all' : contentType.startsWith('text/csv') ? 'first-line' : null;
+
+/**
+ * Passes a streamed body through unchanged while keeping a copy (CSV: its header row only) and
+ * reports it once the stream has ended cleanly. A failed or aborted stream is never reported: it
+ * was not a response. Errors and early closes travel through `pipeline` both ways, so aborts and
+ * disposal behave as without the check.
+ */
+function tee(source: Readable, mode: 'all' | 'first-line', report: (body: string) => void): Transform {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const copy = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (!done) {
+        chunks.push(chunk);
+        size += chunk.length;
+        done = (mode === 'first-line' && chunk.includes(10)) || size > MAX_CHECKED_BYTES;
+      }
+      callback(null, chunk);
+    },
+    flush(callback) {
+      report(size > MAX_CHECKED_BYTES && mode === 'all' ? '<body too large for the conformance check>' : Buffer.concat(chunks).toString('utf8'));
+      callback();
+    },
+  });
+  pipeline(source, copy, () => undefined);
+  return copy;
+}
+
+/** A schema Ajv cannot compile is a finding about the document; it must not turn the response into a 500. */
+function safeCheck(checker: ContractChecker, sent: SentResponse): string[] {
+  try {
+    return checker.check(sent);
+  } catch (e) {
+    return [`${sent.method} ${sent.route}: the documented schema cannot be checked: ${(e as Error).message}`];
+  }
+}
+
+/**
+ * Checks every response `app` sends against the OpenAPI document the app itself serves at
+ * /api/v1/docs: an undocumented route, status, header, field or CSV column is a violation.
+ * Call before the app is ready (hooks cannot be added later); it then fetches the document.
+ */
+export async function checkConformance(app: FastifyInstance): Promise<Conformance> {
+  const violations: string[] = [];
+  let checked = 0;
+  let checker: ContractChecker | null = null;
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (!checker) return payload;
+    const c = checker;
+    const sent = (body: string | null): SentResponse => ({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, headers: reply.getHeaders(), body });
+    const report = (body: string | null) => {
+      checked += 1;
+      violations.push(...safeCheck(c, sent(body)).map((v) => `${v} (${request.url})`));
+    };
+    const mode = captured(String(reply.getHeader('content-type') ?? ''));
+    // Fastify streams any payload with a pipe() method; so does the check.
+    if (typeof (payload as Readable | null)?.pipe === 'function') {
+      if (mode && request.method !== 'HEAD') return tee(payload as Readable, mode, report);
+      report(null);
+    } else report(payload === undefined || payload === null ? null : String(payload));
+    return payload;
+  });
+  const served = await app.inject({ method: 'GET', url: '/api/v1/docs' });
+  checker = await ContractChecker.create(served.json());
+  return {
+    violations,
+    checked: () => checked,
+    assertClean() {
+      if (violations.length) throw new Error(`responses that do not match the OpenAPI document:\n${[...new Set(violations)].join('\n')}`);
+    },
+  };
+}
