@@ -43,7 +43,11 @@ export async function* streamCopies(plan: CopyPlan): AsyncGenerator<Buffer> {
   let started = 0;
   const start = (i: number) => {
     started = i + 1;
-    return copyGroup(plan, i, fileOf(i));
+    const copy = copyGroup(plan, i, fileOf(i));
+    // The next group's COPY may fail while the current file is still going out; it is awaited
+    // (and its error thrown) only then, so mark it handled now or Node treats it as unhandled.
+    copy.catch(() => undefined);
+    return copy;
   };
   let pending: Promise<number> | null = plan.groups > 0 ? start(0) : null;
   let rows = 0;

@@ -9,10 +9,15 @@ export interface RawResponse {
 }
 
 /** GET with node:http so a broken transfer is observable (fetch hides it behind a generic error). */
-export function rawGet(url: string, opts: { abortAfterBytes?: number; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export function rawGet(url: string, opts: { abortAfterBytes?: number; headers?: Record<string, string>; pauseMs?: number } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: opts.headers ?? {} }, (res) => {
       let bytes = 0;
+      // A slow reader: the server cannot finish sending before the pause ends.
+      if (opts.pauseMs) {
+        res.pause();
+        setTimeout(() => res.resume(), opts.pauseMs);
+      }
       const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, complete: res.complete });
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;

@@ -26,7 +26,7 @@ describe('Engine pool', () => {
     const held = [await e.acquire(), await e.acquire()];
     expect(held[0]!.connection).not.toBe(held[1]!.connection);
     let third: Lease | null = null;
-    void e.acquire().then((l) => (third = l));
+    void e.acquire().then((l) => (third = l), () => undefined);
     await tick();
     expect([e.busy, e.queued, third]).toEqual([2, 1, null]);
     held[0]!.release();
@@ -95,9 +95,18 @@ describe('Engine pool', () => {
     const leases = [await e.acquire(), await e.acquire()];
     expect(leases[0]!.connection).not.toBe(leases[1]!.connection);
     let third = false;
-    void e.acquire().then(() => (third = true));
+    void e.acquire().then(() => (third = true), () => undefined);
     await tick();
     expect(third).toBe(false);
+  });
+
+  it('close rejects the requests still waiting for a connection', async () => {
+    const e = await engine(1);
+    await e.acquire();
+    const waiting = e.acquire();
+    e.close();
+    engines = engines.filter((x) => x !== e);
+    await expect(waiting).rejects.toThrow(/closed/);
   });
 
   it('refuses to acquire after close', async () => {

@@ -1,0 +1,121 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './errors.ts';
+import type { Format } from './page-request.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
+
+export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]
+  --format csv|geojson     default: csv when FILE ends in .csv, else geojson
+  --country CC --model M --level L --series S   dataset parameters, sent with every request
+  --base-url URL           service address (default FIRE_API_URL or http://127.0.0.1:8080)
+  --key KEY                API key (default FIRE_API_KEY; prefer the variable: arguments are visible to other users)
+  --retries N              attempts per request on 429, 503 or a broken transfer (default ${DEFAULT_RETRY.attempts})
+  --restart                discard an interrupted run of this FILE instead of resuming it
+  --force                  replace FILE if it exists
+Writes FILE and FILE.manifest.json; an interrupted run resumes from its last completed window.
+`;
+
+export const VERIFY_USAGE = `Usage: fire-api verify FILE.manifest.json [--key KEY] [--base-url URL] [--retries N] [--json]
+Re-requests every window of the manifest and reports each as identical or changed.
+Exit code: 0 all identical, 1 something changed, 2 usage, 3 could not verify.
+`;
+
+const DATASET_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+const PARAMETERS = ['country', 'level', 'model', 'series'] as const;
+
+export interface ExtractOptions {
+  service: string;
+  key: string;
+  dataset: string;
+  format: Format;
+  from: string;
+  to: string;
+  parameters: Record<string, string>;
+  out: string;
+  retry: RetryPolicy;
+  restart: boolean;
+  force: boolean;
+}
+
+export interface VerifyOptions {
+  manifest: string;
+  key: string;
+  service: string | null;
+  retry: RetryPolicy;
+  json: boolean;
+}
+
+function serviceUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--base-url is not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--base-url must be http:// or https://');
+  if (url.search || url.hash) throw new UsageError('--base-url must not carry a query or fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
+function apiKey(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  const key = given ?? env.FIRE_API_KEY;
+  if (!key) throw new UsageError('no API key: set FIRE_API_KEY or pass --key');
+  return key;
+}
+
+function retryPolicy(value: string | undefined): RetryPolicy {
+  if (value === undefined) return DEFAULT_RETRY;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError('--retries must be a whole number from 1 to 100');
+  return { ...DEFAULT_RETRY, attempts: n };
+}
+
+function outputFormat(format: string | undefined, out: string): Format {
+  if (format === undefined) return out.toLowerCase().endsWith('.csv') ? 'csv' : 'geojson';
+  if (format !== 'csv' && format !== 'geojson') throw new UsageError('--format must be csv or geojson');
+  return format;
+}
+
+export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): ExtractOptions {
+  const text = { type: 'string' } as const;
+  const flag = { type: 'boolean' } as const;
+  const options = { from: text, to: text, format: text, out: text, 'base-url': text, key: text, retries: text, restart: flag, force: flag, country: text, level: text, model: text, series: text };
+  const { values: v, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+  const [dataset, ...extra] = positionals;
+  if (!dataset || extra.length) throw new UsageError('extract needs exactly one dataset, e.g. hotspots');
+  if (!DATASET_NAME.test(dataset)) throw new UsageError(`not a dataset name: ${dataset}`);
+  if (!v.from || !v.to) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
+  if (!v.out) throw new UsageError('extract needs --out FILE');
+  const parameters: Record<string, string> = {};
+  for (const name of PARAMETERS) if (v[name] !== undefined) parameters[name] = v[name];
+  return {
+    service: serviceUrl(v['base-url'] ?? env.FIRE_API_URL ?? 'http://127.0.0.1:8080'),
+    key: apiKey(v.key, env),
+    dataset,
+    format: outputFormat(v.format, v.out),
+    from: v.from,
+    to: v.to,
+    parameters,
+    out: v.out,
+    retry: retryPolicy(v.retries),
+    restart: v.restart === true,
+    force: v.force === true,
+  };
+}
+
+export function parseVerifyArgs(args: string[], env: NodeJS.ProcessEnv): VerifyOptions {
+  const text = { type: 'string' } as const;
+  const options = { key: text, 'base-url': text, retries: text, json: { type: 'boolean' } } as const;
+  const { values: v, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError('verify needs exactly one manifest file');
+  return {
+    manifest: positionals[0]!,
+    key: apiKey(v.key, env),
+    service: v['base-url'] === undefined ? null : serviceUrl(v['base-url']),
+    retry: retryPolicy(v.retries),
+    json: v.json === true,
+  };
+}
+
+/** node:util parseArgs reports unknown options with ERR_PARSE_ARGS_* codes. */
+export const isArgsError = (e: unknown): e is Error =>
+  e instanceof UsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { TOOL } from './io.ts';
+import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
+import { sha256File, writeJsonAtomic } from './output-file.ts';
+import { rowsDone, type ResumeState } from './resume-state.ts';
+
+export interface ExtractPaths {
+  out: string;
+  /** CSV: the file being written. GeoJSON: the features only, one per line. */
+  partial: string;
+  /** Completed pages with their end offsets in `partial`. */
+  state: string;
+  /** GeoJSON: meta + features + closing, before the rename. */
+  assembly: string;
+  manifest: string;
+}
+
+export const extractPaths = (out: string): ExtractPaths => ({
+  out,
+  partial: `${out}.partial`,
+  state: `${out}.resume.json`,
+  assembly: `${out}.assembling`,
+  manifest: `${out}.manifest.json`,
+});
+
+const distinct = (values: string[]) => [...new Set(values)];
+
+/**
+ * The combined file's meta: the server's field names where they mean the same thing for the whole
+ * extract (it is complete, so truncated is false and next is null), and `assembled` for what only
+ * an assembled file has. No times or addresses: the same walk over the same data gives the same bytes.
+ */
+export function assembledMeta(state: ResumeState): Record<string, unknown> {
+  const first = state.pages[0];
+  return {
+    dataset: state.identity.dataset,
+    window: first?.window ?? null,
+    query: state.query,
+    truncated: false,
+    returned: rowsDone(state),
+    next: null,
+    assembled: { by: `${TOOL.name} extract`, pages: state.pages.length, dataVersions: distinct(state.pages.map((p) => p.dataVersion)) },
+  };
+}
+
+/** Streams meta, the features body and the closing into `target`, hashing as it writes. */
+async function assembleGeoJson(body: string, target: string, state: ResumeState): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  const handle = await open(target, 'w');
+  let bytes = 0;
+  const write = async (chunk: Buffer) => {
+    hash.update(chunk);
+    bytes += chunk.length;
+    await handle.write(chunk);
+  };
+  try {
+    await write(Buffer.from(`{"type":"FeatureCollection","meta":${JSON.stringify(assembledMeta(state))},"features":[`));
+    for await (const chunk of createReadStream(body)) await write(chunk as Buffer);
+    await write(Buffer.from(rowsDone(state) > 0 ? '\n]}\n' : ']}\n'));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+export function buildManifest(state: ResumeState, file: Manifest['file']): Manifest {
+  const { service, dataset, format, from, to, parameters } = state.identity;
+  return {
+    manifestVersion: 1,
+    tool: TOOL,
+    service,
+    dataset,
+    format,
+    window: { from, to },
+    parameters,
+    queryInEffect: state.query,
+    csvHeader: state.csvHeader,
+    rowLimit: state.rowLimit,
+    startedAtUtc: state.startedAtUtc,
+    completedAtUtc: new Date().toISOString(),
+    hashes: { rowsSha256: ROWS_HASH_DEFINITION, fileSha256: 'SHA-256 of the whole output file' },
+    pages: state.pages.map(({ endOffset: _, ...page }) => page),
+    rows: rowsDone(state),
+    file,
+  };
+}
+
+/**
+ * Manifest first, then the rename: a run killed in between still has its state and partial
+ * output, so running it again redoes only this step. The output name never holds a partial file.
+ */
+export async function finishExtract(state: ResumeState, paths: ExtractPaths): Promise<Manifest> {
+  const csv = state.identity.format === 'csv';
+  const done = csv ? await sha256File(paths.partial) : await assembleGeoJson(paths.partial, paths.assembly, state);
+  const manifest = buildManifest(state, { name: path.basename(paths.out), ...done });
+  await writeJsonAtomic(paths.manifest, manifest);
+  await rename(csv ? paths.partial : paths.assembly, paths.out);
+  await rm(paths.partial, { force: true });
+  await rm(paths.state, { force: true });
+  return manifest;
+}

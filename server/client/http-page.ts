@@ -1,0 +1,106 @@
+import http from 'node:http';
+import https from 'node:https';
+import { HttpStatusError, TransferError } from './errors.ts';
+
+/** Longer than the server's default query budget (600 s): a slow preflight is not a dead connection. */
+const IDLE_TIMEOUT_MS = 11 * 60_000;
+const MAX_PROBLEM_BYTES = 64 * 1024;
+
+/**
+ * node:http rather than fetch: a body that ends early must be told apart from a complete one
+ * (`res.complete`), because the server signals a failed stream only by aborting the socket.
+ */
+export class HttpClient {
+  private readonly agents = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
+
+  constructor(
+    private readonly key: string,
+    private readonly userAgent: string,
+  ) {}
+
+  /** GETs `url`; a 200 body goes to `consume`, any other status becomes an HttpStatusError. */
+  get<T>(url: URL, consume: (res: http.IncomingMessage) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const secure = url.protocol === 'https:';
+      const headers = { authorization: `Bearer ${this.key}`, 'user-agent': this.userAgent };
+      let responded = false;
+      const onResponse = (res: http.IncomingMessage) => {
+        responded = true;
+        handleResponse(res, consume).then(resolve, reject);
+      };
+      const req = (secure ? https : http).get(url, { headers, agent: secure ? this.agents.https : this.agents.http }, onResponse);
+      req.setTimeout(IDLE_TIMEOUT_MS, () => req.destroy(new TransferError(`no data for ${IDLE_TIMEOUT_MS / 60_000} minutes`)));
+      // Once a response is being read, its own stream reports the failure, and only after `consume`
+      // has stopped writing: a retry must never overlap the attempt it replaces.
+      req.on('error', (e) => {
+        if (!responded) reject(e instanceof TransferError ? e : new TransferError(`connection failed: ${errorText(e)}`));
+      });
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+async function handleResponse<T>(res: http.IncomingMessage, consume: (res: http.IncomingMessage) => Promise<T>): Promise<T> {
+  try {
+    if (res.statusCode !== 200) throw await statusError(res);
+    const value = await consume(res);
+    if (!res.complete) throw new TransferError('the transfer ended before the response was complete');
+    return value;
+  } catch (e) {
+    res.destroy();
+    throw e;
+  }
+}
+
+/** The body's chunks; a reset or an early end of the stream surfaces as a TransferError. */
+export async function* bodyChunks(res: http.IncomingMessage): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of res) yield chunk as Buffer;
+  } catch (e) {
+    throw new TransferError(`the transfer broke off: ${errorText(e)}`);
+  }
+  if (!res.complete) throw new TransferError('the transfer ended before the response was complete');
+}
+
+async function statusError(res: http.IncomingMessage): Promise<HttpStatusError> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res) {
+      if (size < MAX_PROBLEM_BYTES) parts.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+  } catch {
+    // The status and Retry-After are what matter; a lost problem body only costs the detail.
+  }
+  const status = res.statusCode ?? 0;
+  return new HttpStatusError(status, problemDetail(Buffer.concat(parts).toString('utf8'), res.statusMessage ?? ''), parseRetryAfter(res.headers['retry-after']));
+}
+
+function problemDetail(body: string, fallback: string): string {
+  try {
+    const p = JSON.parse(body) as { title?: unknown; detail?: unknown };
+    const text = [p.title, p.detail].filter((s) => typeof s === 'string' && s).join(': ');
+    return text || fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Retry-After is whole seconds in this contract; an HTTP-date is accepted too (RFC 9110). */
+export function parseRetryAfter(value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+const errorText = (e: unknown): string => {
+  const err = e as { code?: unknown; message?: unknown };
+  const message = typeof err.message === 'string' ? err.message : String(e);
+  return typeof err.code === 'string' && !message.includes(err.code) ? `${message} (${err.code})` : message;
+};

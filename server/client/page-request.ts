@@ -1,0 +1,107 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { CsvPageReader, type CsvSink, type PageBody } from './csv-page.ts';
+import { ProtocolError, TransferError } from './errors.ts';
+import { GeoJsonPageReader } from './geojson-page.ts';
+import { bodyChunks } from './http-page.ts';
+
+export type Format = 'csv' | 'geojson';
+
+/** What identifies one request of a walk; verify rebuilds the identical URL from it. */
+export interface PageQuery {
+  service: string;
+  dataset: string;
+  format: Format;
+  from: string;
+  to: string;
+  parameters: Readonly<Record<string, string>>;
+}
+
+export interface PageSink extends CsvSink {
+  feature(text: Buffer): void;
+  /** Awaited after every received chunk: where buffered output is written, with backpressure. */
+  drain(): Promise<void>;
+}
+
+export interface PageResult {
+  window: { from: string; to: string } | null;
+  truncated: boolean;
+  nextFrom: string | null;
+  dataVersion: string;
+  rowLimit: number;
+  returned: number;
+  rowsSha256: string;
+  csvHeader: string | null;
+  /** meta.query of a GeoJSON page: the parameters in effect, defaults included. */
+  query: Record<string, string | null> | null;
+}
+
+/** Parameters in a fixed order, so a recorded window is re-requested with the very same URL. */
+export function pageUrl(q: PageQuery): URL {
+  const url = new URL(`${q.service}/api/v1/${q.dataset}`);
+  url.searchParams.set('from', q.from);
+  url.searchParams.set('to', q.to);
+  if (q.format === 'csv') url.searchParams.set('format', 'csv');
+  for (const name of Object.keys(q.parameters).sort()) url.searchParams.set(name, q.parameters[name]!);
+  return url;
+}
+
+const header = (h: IncomingHttpHeaders, name: string): string | null => {
+  const v = h[name];
+  return typeof v === 'string' ? v : null;
+};
+
+function required(h: IncomingHttpHeaders, name: string): string {
+  const v = header(h, name);
+  if (v === null) throw new ProtocolError(`the response has no ${name} header`);
+  return v;
+}
+
+function count(h: IncomingHttpHeaders, name: string): number {
+  const v = required(h, name);
+  if (!/^\d+$/.test(v)) throw new ProtocolError(`${name} is not a count: ${v}`);
+  return Number(v);
+}
+
+/** The contract's meta headers; sent for both formats, so both are read the same way. */
+function readHead(h: IncomingHttpHeaders): Omit<PageResult, 'rowsSha256' | 'csvHeader' | 'query'> {
+  const from = header(h, 'x-window-from');
+  const to = header(h, 'x-window-to');
+  return {
+    window: from !== null && to !== null ? { from, to } : null,
+    truncated: required(h, 'x-truncated') === 'true',
+    nextFrom: header(h, 'x-next-from'),
+    dataVersion: required(h, 'x-data-version'),
+    rowLimit: count(h, 'x-row-limit'),
+    returned: count(h, 'x-returned'),
+  };
+}
+
+/** Streams one 200 response through `sink`, counting and hashing its rows; `onRows` sees the running count. */
+export async function readPage(res: IncomingMessage, format: Format, sink: PageSink, onRows: (rows: number) => void = () => {}): Promise<PageResult> {
+  const head = readHead(res.headers);
+  const reader = format === 'csv' ? new CsvPageReader(sink) : new GeoJsonPageReader((f) => sink.feature(f));
+  for await (const chunk of bodyChunks(res)) {
+    reader.push(chunk);
+    onRows(reader.rowCount);
+    await sink.drain();
+  }
+  const body = reader.finish();
+  // A clean end with fewer rows than promised is a broken stream by the contract's rule: retry it.
+  if (body.returned !== head.returned) throw new TransferError(`the response promised ${head.returned} rows and held ${body.returned}`);
+  return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
+}
+
+function queryOf(body: PageBody): Record<string, string | null> | null {
+  if (!body.meta) return null;
+  const q = body.meta.query;
+  if (typeof q !== 'object' || q === null) throw new ProtocolError('meta.query is missing');
+  return q as Record<string, string | null>;
+}
+
+/** A sink that keeps nothing: verify only needs the counts and hashes. */
+export const discardSink = (onHeader: (text: string) => void = () => {}): PageSink => ({
+  header: onHeader,
+  data: () => {},
+  feature: () => {},
+  drain: async () => {},
+});

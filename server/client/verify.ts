@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { isArgsError, parseVerifyArgs, VERIFY_USAGE, type VerifyOptions } from './args.ts';
+import { ClientError } from './errors.ts';
+import { HttpClient } from './http-page.ts';
+import { processIo, USER_AGENT, type ClientIo } from './io.ts';
+import { readManifest, type Manifest, type PageRecord } from './manifest.ts';
+import { sha256File } from './output-file.ts';
+import { discardSink, pageUrl, readPage, type PageResult } from './page-request.ts';
+import { retryMessage } from './progress.ts';
+import { withRetries } from './retry.ts';
+import { printReport, type FileCheck, type WindowCheck } from './verify-report.ts';
+
+/** `fire-api verify`: 0 every window identical, 1 something changed, 2 usage, 3 could not verify. */
+export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(VERIFY_USAGE);
+    return 0;
+  }
+  let opts: VerifyOptions;
+  try {
+    opts = parseVerifyArgs(args, env);
+  } catch (e) {
+    if (!isArgsError(e)) throw e;
+    io.stderr.write(`fire-api verify: ${e.message}\n\n${VERIFY_USAGE}`);
+    return 2;
+  }
+  const client = new HttpClient(opts.key, `${USER_AGENT} verify`);
+  try {
+    const manifest = await readManifest(opts.manifest);
+    const service = opts.service ?? manifest.service;
+    const windows: WindowCheck[] = [];
+    for (const page of manifest.pages) windows.push(await checkWindow(client, manifest, service, page, opts, io));
+    const file = await checkFile(manifest, opts.manifest);
+    printReport(io, { manifest: opts.manifest, service, windows, file }, opts.json);
+    return windows.every((w) => w.identical) && file.state !== 'differs' ? 0 : 1;
+  } catch (e) {
+    if (!(e instanceof ClientError)) throw e;
+    io.stderr.write(`fire-api verify: could not verify: ${e.message}\n`);
+    return 3;
+  } finally {
+    client.close();
+  }
+}
+
+/** Re-requests one recorded window with the very same URL and compares rows, truncation and columns. */
+async function checkWindow(client: HttpClient, m: Manifest, service: string, page: PageRecord, opts: VerifyOptions, io: ClientIo): Promise<WindowCheck> {
+  const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request.from, to: page.request.to, parameters: m.parameters });
+  const what = `window ${page.index + 1} (from ${page.request.from})`;
+  const now = await withRetries(what, opts.retry, () => client.get(url, (res) => readPage(res, m.format, discardSink())), (n) => io.stderr.write(`${retryMessage(what, n)}\n`));
+  const differences = compare(m, page, now);
+  return {
+    index: page.index,
+    request: page.request,
+    identical: differences.length === 0,
+    dataVersionChanged: now.dataVersion !== page.dataVersion,
+    differences,
+    recorded: { returned: page.returned, nextFrom: page.nextFrom, dataVersion: page.dataVersion, rowsSha256: page.rowsSha256 },
+    now: { returned: now.returned, nextFrom: now.nextFrom, dataVersion: now.dataVersion, rowsSha256: now.rowsSha256 },
+  };
+}
+
+function compare(m: Manifest, page: PageRecord, now: PageResult): string[] {
+  const out: string[] = [];
+  if (now.returned !== page.returned) out.push(`rows ${page.returned} -> ${now.returned}`);
+  if (now.rowsSha256 !== page.rowsSha256) out.push('row content differs');
+  if (now.truncated !== page.truncated || now.nextFrom !== page.nextFrom) out.push(`next ${page.nextFrom ?? 'none'} -> ${now.nextFrom ?? 'none'}`);
+  if (m.csvHeader !== null && now.csvHeader !== m.csvHeader) out.push('CSV columns differ');
+  if (m.queryInEffect !== null && JSON.stringify(now.query) !== JSON.stringify(m.queryInEffect)) out.push('parameters in effect differ');
+  return out;
+}
+
+/** The local file, when it sits next to the manifest, must still be the one the manifest describes. */
+async function checkFile(m: Manifest, manifestPath: string): Promise<FileCheck> {
+  const file = path.join(path.dirname(manifestPath), m.file.name);
+  try {
+    const { sha256 } = await sha256File(file);
+    return { path: file, state: sha256 === m.file.sha256 ? 'matches' : 'differs' };
+  } catch {
+    return { path: file, state: 'missing' };
+  }
+}
