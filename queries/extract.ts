@@ -6,7 +6,8 @@ import { streamCopies } from './copy-stream.ts';
 import type { Engine } from './engine.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut } from './plan.ts';
-import { resolveSources } from './preflight.ts';
+import { resolveSources, type Sources } from './preflight.ts';
+import { fingerprint } from './footer.ts';
 import { streamRows } from './row-stream.ts';
 import type { Window } from './window.ts';
 
@@ -92,7 +93,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     ctx.signal.throwIfAborted();
     return {
       observation: sources.observation,
-      dataVersion: sources.dataVersion,
+      dataVersion: pageVersion(sources, cut),
       folderValue: sources.folderValue,
       returned: cut.returned,
       truncated: cut.returned < counts.reduce((a, b) => a + b, 0),
@@ -131,4 +132,14 @@ async function* withFinish<T>(inner: AsyncGenerator<T>, finish: () => void): Asy
   } finally {
     finish();
   }
+}
+
+/**
+ * The version of what this response holds: the files of the partitions up to the cut (a cut
+ * response does not depend on later partitions, so a late file there does not change it).
+ */
+function pageVersion(sources: Sources, cut: Cut): string {
+  const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
+  const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
+  return fingerprint([...hashes, ...sources.stationHashes]);
 }

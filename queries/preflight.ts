@@ -21,7 +21,11 @@ export interface Sources {
   partitions: Partition[];
   folderValue: string | null;
   stationFiles: DataFile[] | null;
+  /** Fingerprint of every file listed for the window (the ETag's data part). */
   dataVersion: string;
+  /** Footer hash of each listed file, and of the station files, for finer fingerprints. */
+  footerHashes: ReadonlyMap<string, string>;
+  stationHashes: readonly string[];
 }
 
 export interface CheckContext {
@@ -49,12 +53,12 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
-async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<string[]> {
-  const hashes: string[] = [];
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
   for (const f of files) {
     const verdict = await ctx.checker.check(ctx.connection, d, f);
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
-    hashes.push(verdict.footerHash);
+    hashes.set(f.path, verdict.footerHash);
   }
   return hashes;
 }
@@ -68,12 +72,14 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window)
       : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
-  const hashes = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  const footerHashes = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
+  let stationHashes: string[] = [];
   if (req.needsStations) {
     const stations = await datasetDir(ctx, STATIONS_DATASET);
     stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name);
-    hashes.push(...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)));
+    stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).values()];
   }
-  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion: fingerprint(hashes) };
+  const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);
+  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes };
 }

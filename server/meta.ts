@@ -40,6 +40,8 @@ export function metaHeaders(m: Meta): Record<string, string> {
     'x-row-limit': String(m.rowLimit),
     'x-returned': String(m.returned),
     'x-data-version': m.dataVersion,
+    // JSON of ASCII-only values (parameters are validated to plain codes), so it is a valid header value.
+    'x-query': JSON.stringify(m.query),
   };
   if (m.window) Object.assign(h, { 'x-window-from': m.window.from, 'x-window-to': m.window.to });
   if (m.next) h['x-next-from'] = m.next.from;

@@ -71,7 +71,7 @@ export async function registerRateLimits(scope: FastifyInstance, config: Config,
     skipOnError: true,
     keyGenerator: (request: FastifyRequest) => `key:${request.keyId ?? 'none'}`,
     errorResponseBuilder: (_request, context) =>
-      new Problem('rate-limited', `More than ${context.max} requests per minute with this key; retry in ${context.after}.`),
+      new Problem('rate-limited', `More than ${context.max} requests in ${config.rateLimitWindowMs / 1000} s with this key; retry in ${context.after}.`),
     ...(redis ? { store: redisStore(redis, onStoreError) } : {}),
   });
   const failures = scope.createRateLimit({ max: config.authFailuresPerMinute, timeWindow: 60_000, keyGenerator: (r: FastifyRequest) => `authfail:${r.ip}` });

@@ -24,6 +24,11 @@ const HEADERS: Record<string, { description: string; schema: z.ZodType; required
   'X-Returned': { description: 'meta.returned: rows in this response.', schema: Count, required: true },
   'X-Chain-Last-Success': { description: 'meta.observation.lastSuccessUtc. Absent when the feeding chain never succeeded.', schema: UtcTimestamp },
   'X-Data-Version': { description: 'meta.dataVersion.', schema: z.string().regex(/^sha256:[0-9a-f]{64}$/), required: true },
+  'X-Query': {
+    description: 'meta.query as compact JSON: every non-window parameter in effect, defaults included (e.g. the model chosen when none was asked for), so a CSV extract records what it is.',
+    schema: z.string().regex(/^\{.*\}$/),
+    required: true,
+  },
 };
 
 export function headerComponents(): Record<string, SchemaObject> {
@@ -39,7 +44,7 @@ const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-R
 /** Headers of a 200 from a dataset endpoint: meta as headers (the only metadata channel of CSV), caching, limits. */
 export function dataHeaders(d: DatasetDescriptor): Record<string, SchemaObject> {
   const window = d.time ? ['X-Window-From', 'X-Window-To', 'X-Next-From'] : [];
-  return refs(...window, 'X-Truncated', 'X-Row-Limit', 'X-Returned', 'X-Chain-Last-Success', 'X-Data-Version', 'ETag', 'Vary', ...RATE_LIMIT);
+  return refs(...window, 'X-Truncated', 'X-Row-Limit', 'X-Returned', 'X-Chain-Last-Success', 'X-Data-Version', 'X-Query', 'ETag', 'Vary', ...RATE_LIMIT);
 }
 
 export const notModifiedHeaders = (): Record<string, SchemaObject> => refs('ETag', 'Vary', ...RATE_LIMIT);

@@ -20,6 +20,7 @@ const DATA_HEADERS = {
   'x-row-limit': '10',
   'x-returned': '1',
   'x-data-version': `sha256:${'a'.repeat(64)}`,
+  'x-query': '{}',
 };
 const META = { dataset: 'sensor-stations', window: null, query: {}, truncated: false, rowLimit: 10, returned: 1, next: null, observation: { chainRan: false, lastSuccessUtc: null, ageSeconds: null }, dataVersion: `sha256:${'a'.repeat(64)}` };
 const PROPS = { stationId: 'S1', name: null, latitude: 40.1, longitude: -7.9, elevationM: 420, simulated: true, installedAtUtc: '2024-01-01T00:00:00.5Z' };

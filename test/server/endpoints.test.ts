@@ -53,6 +53,7 @@ describe('hotspots', () => {
     expect(r.headers.get('x-truncated')).toBe('false');
     expect(r.headers.get('x-window-from')).toBe('2025-08-01T00:00:00Z');
     expect(r.headers.get('x-data-version')).toMatch(/^sha256:/);
+    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ country: null });
     const text = await r.text();
     expect(text.endsWith('\n')).toBe(true);
     expect(text).toContain('"with,comma ""quoted"""');
@@ -97,6 +98,12 @@ describe('fire-danger', () => {
       ['2025-08-02T00:00:00Z', 'PT', 12.5],
     ]);
     expect(body.features[0].geometry).toBeNull();
+  });
+
+  it('CSV records the model chosen by default in X-Query', async () => {
+    const r = await get('/api/v1/fire-danger?from=2025-08-01&to=2025-08-03&format=csv');
+    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ level: 'country', model: 'cffdrs-era5' });
+    await r.arrayBuffer();
   });
 
   it('serves exactly one model and one level per response', async () => {

@@ -119,6 +119,26 @@ async function breakTimeColumn(file: string): Promise<void> {
   await utimes(file, atime, mtime);
 }
 
+describe('the data version of a cut response', () => {
+  it('covers the partitions up to the cut: a late file after it changes the ETag but not dataVersion', async () => {
+    const dir = await writeSampleData();
+    const s = await serve(dir, { ROW_LIMIT: '2' });
+    const page = async () => {
+      const r = await s.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-03&format=csv');
+      await r.arrayBuffer();
+      return { version: r.headers.get('x-data-version'), etag: r.headers.get('etag'), next: r.headers.get('x-next-from') };
+    };
+    const before = await page();
+    expect(before.next).toBe('2025-08-01T23:59:59.999999Z');
+    await writeParquet(path.join(dir, 'hotspots/date=2025-08-02/late.parquet'), hotspots, [hotspot('x', '2025-08-02T05:00:00Z')]);
+    const after = await page();
+    expect(after.version).toBe(before.version);
+    expect(after.etag).not.toBe(before.etag);
+    await writeParquet(path.join(dir, 'hotspots/date=2025-08-01/late.parquet'), hotspots, [hotspot('y', '2025-08-01T05:00:00Z')]);
+    expect((await page()).version).not.toBe(before.version);
+  });
+});
+
 describe('ETag and If-None-Match', () => {
   it('a matching If-None-Match is answered 304 without running the query; Vary: Authorization', async () => {
     const dir = await bulkDir();
