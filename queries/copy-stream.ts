@@ -6,7 +6,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { StreamIncompleteError } from './errors.ts';
 
 export interface CopyPlan {
-  connection: DuckDBConnection;
+  /** One COPY runs on each at a time; with two, the next groups are written while one is sent. */
+  connections: readonly DuckDBConnection[];
   tempDir: string;
   /** The COPY statement of group `i` into `target`. */
   compile(i: number, target: string): { sql: string; params: string[] };
@@ -14,18 +15,23 @@ export interface CopyPlan {
   expected: number;
   /** Bytes to drop from the very start (the separator before the first GeoJSON Feature). */
   skipFirstBytes: number;
+  /** The request's budget: once spent, the transfer stops even if DuckDB's part is done. */
+  signal: AbortSignal;
+  /** Called once every COPY has finished: the connections are no longer needed for the rest of the transfer. */
+  onCopiesDone(): void;
 }
 
-async function copyGroup(plan: CopyPlan, i: number, file: string): Promise<number> {
+async function copyGroup(c: DuckDBConnection, plan: CopyPlan, i: number, file: string): Promise<number> {
   const q = plan.compile(i, file);
-  const rows = (await plan.connection.runAndReadAll(q.sql, q.params)).getRows();
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
   return Number(rows[0]?.[0] ?? -1);
 }
 
-async function* readWhole(file: string, skip: number): AsyncGenerator<Buffer> {
+async function* readWhole(file: string, skip: number, signal: AbortSignal): AsyncGenerator<Buffer> {
   const size = (await stat(file)).size;
   let read = 0;
   if (size > skip) for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 1 << 18 })) {
+    signal.throwIfAborted();
     read += (chunk as Buffer).length;
     yield chunk as Buffer;
   }
@@ -33,37 +39,42 @@ async function* readWhole(file: string, skip: number): AsyncGenerator<Buffer> {
 }
 
 /**
- * Streams groups written by DuckDB's COPY into temp files, each group's COPY running while the
- * previous group's file goes out. Unlike stream(), a failed COPY throws, and COPY reports how
- * many rows it wrote: the sum must be the promised count, or the response is aborted.
+ * Streams groups written by DuckDB's COPY into temp files, in order, while the following groups'
+ * COPYs run (one per connection). Unlike stream(), a failed COPY throws, and COPY reports how many
+ * rows it wrote: the sum must be the promised count, or the response is aborted.
  */
 export async function* streamCopies(plan: CopyPlan): AsyncGenerator<Buffer> {
   const base = path.join(plan.tempDir, `extract-${randomUUID()}`);
   const fileOf = (i: number) => `${base}-${i}.csv`;
-  let started = 0;
+  const width = plan.connections.length;
+  const pending: Promise<number>[] = [];
   const start = (i: number) => {
-    started = i + 1;
-    const copy = copyGroup(plan, i, fileOf(i));
-    // The next group's COPY may fail while the current file is still going out; it is awaited
-    // (and its error thrown) only then, so mark it handled now or Node treats it as unhandled.
-    copy.catch(() => undefined);
-    return copy;
+    if (i >= plan.groups) return;
+    pending[i] = copyGroup(plan.connections[i % width]!, plan, i, fileOf(i));
+    // Later groups may fail while an earlier file is still going out; each is awaited (and its
+    // error thrown) in turn, so mark it handled now or Node treats it as unhandled.
+    pending[i]!.catch(() => undefined);
   };
-  let pending: Promise<number> | null = plan.groups > 0 ? start(0) : null;
+  for (let i = 0; i < width; i++) start(i);
   let rows = 0;
+  let copiesDone = plan.groups === 0;
+  if (copiesDone) plan.onCopiesDone();
   try {
-    for (let i = 0; pending; i++) {
-      rows += await pending;
-      pending = i + 1 < plan.groups ? start(i + 1) : null;
-      yield* readWhole(fileOf(i), i === 0 ? plan.skipFirstBytes : 0);
-      await rm(fileOf(i), { force: true });
+    for (let done = 0; done < plan.groups; done++) {
+      rows += await pending[done]!;
+      start(done + width);
+      if (done === plan.groups - 1) {
+        copiesDone = true;
+        plan.onCopiesDone();
+      }
+      yield* readWhole(fileOf(done), done === 0 ? plan.skipFirstBytes : 0, plan.signal);
+      await rm(fileOf(done), { force: true });
     }
     if (rows !== plan.expected) throw new StreamIncompleteError(plan.expected, rows);
   } finally {
-    if (pending) {
-      plan.connection.interrupt();
-      await pending.catch(() => undefined);
-    }
-    await Promise.all(Array.from({ length: started }, (_, i) => rm(fileOf(i), { force: true })));
+    // Once the COPYs are done the connections may already serve other requests: never interrupt them then.
+    if (!copiesDone) for (const c of plan.connections) c.interrupt();
+    await Promise.all(pending.map((p) => p.catch(() => undefined)));
+    await Promise.all(pending.map((_, i) => rm(fileOf(i), { force: true })));
   }
 }

@@ -22,6 +22,9 @@ function lockdownStatements(o: EngineOptions): string[] {
     `SET threads = ${Math.max(1, Math.trunc(o.threads))}`,
     `SET memory_limit = '${o.memoryLimit.replaceAll("'", '')}'`,
     `SET temp_directory = ${dirs[1]}`,
+    // The OS page cache already holds hot Parquet files; DuckDB's own copy would grow with every
+    // file an extract touches (memory must stay flat whatever the window).
+    'SET enable_external_file_cache = false',
     `SET allowed_directories = [${dirs.join(', ')}]`,
     'SET enable_external_access = false',
     'SET lock_configuration = true',
@@ -61,7 +64,17 @@ export class Engine {
 
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
-    const connection = this.idle.pop() ?? (await this.wait(signal));
+    return this.lease(this.idle.pop() ?? (await this.wait(signal)));
+  }
+
+  /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
+  tryAcquire(): Lease | null {
+    if (this.closed || this.waiters.length > 0) return null;
+    const connection = this.idle.pop();
+    return connection ? this.lease(connection) : null;
+  }
+
+  private lease(connection: DuckDBConnection): Lease {
     let released = false;
     return {
       connection,

@@ -101,7 +101,14 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       chunks: () => {
         if (state !== 'ready') throw new Error('extract already consumed');
         state = 'streaming';
-        return withFinish(rowsOf(ctx, lease.connection, spec, req, groups, cut), finish);
+        // A second connection, only if one is idle, lets the next groups be written while one is sent.
+        const helper = groups.length > 1 && writesNatively(req) ? ctx.engine.tryAcquire() : null;
+        const connections = helper ? [lease.connection, helper.connection] : [lease.connection];
+        const release = () => {
+          helper?.release();
+          finish();
+        };
+        return withFinish(rowsOf(ctx, connections, spec, req, groups, cut, release), release);
       },
       // A stream in progress is interrupted and returns the connection from its own finally.
       dispose: () => (state === 'ready' ? finish() : interrupt()),
@@ -112,16 +119,21 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
   }
 }
 
-/** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB) are streamed. */
-function rowsOf(ctx: ExtractContext, connection: DuckDBConnection, spec: QuerySpec, req: ExtractRequest, groups: string[][], cut: Cut): AsyncGenerator<string | Buffer> {
+/** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB geometry) do not. */
+const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb');
+
+function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: string[][], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
   const rows = (files: string[]) => compileRows(spec, files, req.format, req.window?.from ?? null, cut.to, cut.limit);
-  if (req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb') return streamRows(connection, groups.map(rows), req.format, cut.returned);
+  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), req.format, cut.returned);
   return streamCopies({
-    connection,
+    connections,
     tempDir: ctx.tempDir,
     groups: groups.length,
     expected: cut.returned,
     skipFirstBytes: req.format === 'geojson' ? 1 : 0,
+    signal: ctx.signal,
+    // The rest of the transfer is file reading: a slow client must not hold DuckDB connections.
+    onCopiesDone: release,
     compile: (i, target) => compileCopy(rows(groups[i]!), req.format, target, ctx.tempDir),
   });
 }

@@ -8,7 +8,7 @@ const Env = z.object({
   DATA_DIR: z.string().min(1).default('var/data'),
   TEMP_DIR: z.string().min(1).default('var/tmp'),
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
-  GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
+  GROUP_ROWS: z.coerce.number().int().positive().default(40_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),

@@ -70,6 +70,22 @@ describe('interrupted requests return their connection', () => {
     expect(Number(after.headers['x-returned'])).toBe(20_000);
   }, 60_000);
 
+  it('a slow reader does not hold a DuckDB connection once the last group is written', async () => {
+    // Two groups (the first partition, then the rest): both COPYs finish long before a paused
+    // client has taken the ~48 MB, which no socket buffer can absorb.
+    const s = await startServer(dir, { GROUP_ROWS: '100000000' });
+    try {
+      const pending = rawGet(`${s.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-17&format=csv`, { headers: s.auth, pauseMs: 2500 });
+      expect(await waitFor(() => s.engine.busy > 0, 1000)).toBe(true);
+      expect(await waitFor(() => s.engine.busy === 0, 2000)).toBe(true);
+      const r = await pending;
+      expect(r.complete).toBe(true);
+      expect(Number(r.headers['x-returned'])).toBe(16 * 20_000);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a query timeout mid-stream aborts the transfer and the connection comes back', async () => {
     const slow = await startServer(dir, { QUERY_TIMEOUT_MS: '300' });
     try {
