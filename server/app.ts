@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
+import { warmFileChecks } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
@@ -47,6 +48,21 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   });
 }
 
+function startWarmChecks(app: FastifyInstance, ctx: AppContext, engine: Engine) {
+  let stopped = false;
+  const started = Date.now();
+  const report = (p: { dataset: string; file: string; problem: string }) => app.log.warn(p, 'data file fails its check; windows touching it answer 503');
+  const run = warmFileChecks(engine, ctx.extract.checker, ctx.config.dataDir, DATASETS, report, () => stopped)
+    .then((n) => app.log.info({ files: n, ms: Date.now() - started }, 'data file checks warmed'))
+    .catch((e: unknown) => app.log.warn({ err: e }, 'warming data file checks stopped'));
+  return {
+    stop: async () => {
+      stopped = true;
+      await run;
+    },
+  };
+}
+
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
   const engine = await Engine.create({
     dataDir: config.dataDir,
@@ -81,8 +97,10 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   });
   registerOperationRoutes(app, context, engine);
   registerDocsRoute(app, context);
+  const warm = config.warmFileChecks ? startWarmChecks(app, context, engine) : null;
   app.addHook('onClose', async () => {
     keys.stop();
+    await warm?.stop();
     engine.close();
   });
   return { app, engine, context };

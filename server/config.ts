@@ -9,6 +9,7 @@ const Env = z.object({
   TEMP_DIR: z.string().min(1).default('var/tmp'),
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(40_000),
+  WARM_FILE_CHECKS: z.stringbool().default(true),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),
@@ -32,6 +33,8 @@ export interface Config {
   rowLimit: number;
   /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
   groupRows: number;
+  /** Check every data file in the background at start, so first requests find their checks cached. */
+  warmFileChecks: boolean;
   queryTimeoutMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempDir: path.resolve(e.TEMP_DIR),
     rowLimit: e.ROW_LIMIT,
     groupRows: e.GROUP_ROWS,
+    warmFileChecks: e.WARM_FILE_CHECKS,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
