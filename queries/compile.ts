@@ -1,6 +1,6 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
 import { formatInstant, type Instant } from './instant.ts';
-import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, sqlString } from './sql.ts';
+import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
 export type Format = 'csv' | 'geojson';
 
@@ -44,7 +44,7 @@ export function compileCountByFile(spec: QuerySpec, files: readonly string[], fr
   const params: string[] = [];
   const where = compileWhere(spec, from, to, params);
   const source = readParquet(files, spec.dataDir, true);
-  return { sql: `SELECT ${T}.filename AS file, count(*)::BIGINT AS n FROM ${source} AS ${T}${where} GROUP BY 1`, params };
+  return { sql: `SELECT ${T}.${ident(SOURCE_FILE_COLUMN)} AS file, count(*)::BIGINT AS n FROM ${source} AS ${T}${where} GROUP BY 1`, params };
 }
 
 /** Exact count of rows in [from, to) that match the filters. */

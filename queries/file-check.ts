@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileColumns, type ColumnType, type DatasetDescriptor } from '../datasets/index.ts';
 import { hashFooter } from './footer.ts';
 import type { DataFile } from './partitions.ts';
-import { quoteFilePath } from './sql.ts';
+import { quoteFilePath, SOURCE_FILE_COLUMN } from './sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
   VARCHAR: (t) => t === 'VARCHAR',
@@ -16,6 +16,7 @@ const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
 
 /** What is wrong with a file, or null when every descriptor column is there with its type. */
 export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, string>): string | null {
+  if (actual.has(SOURCE_FILE_COLUMN)) return `column ${SOURCE_FILE_COLUMN} is reserved by the service`;
   for (const c of fileColumns(d)) {
     const t = actual.get(c.name);
     if (t === undefined) return `column ${c.name} missing`;

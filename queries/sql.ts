@@ -12,8 +12,11 @@ export function quoteFilePath(file: string, rootDir: string, rootName = 'DATA_DI
   return `'${resolved.replaceAll("'", "''")}'`;
 }
 
+/** The column read_parquet adds with each row's file; a data file may not use this name itself. */
+export const SOURCE_FILE_COLUMN = '__source_file';
+
 export const readParquet = (files: readonly string[], dataDir: string, withFilename = false): string =>
-  `read_parquet([${files.map((f) => quoteFilePath(f, dataDir)).join(', ')}], hive_partitioning = false${withFilename ? ', filename = true' : ''})`;
+  `read_parquet([${files.map((f) => quoteFilePath(f, dataDir)).join(', ')}], hive_partitioning = false${withFilename ? `, filename = '${SOURCE_FILE_COLUMN}'` : ''})`;
 
 /**
  * Timestamps on the wire: `YYYY-MM-DDTHH:MM:SSZ`, fraction only when non-zero. Built from epoch

@@ -62,6 +62,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // DuckDB may read and write under TEMP_DIR: it must not contain the data or the key registry.
+  const tempDir = path.resolve(e.TEMP_DIR) + path.sep;
+  for (const [name, value] of [['DATA_DIR', e.DATA_DIR], ['KEYS_FILE', e.KEYS_FILE]] as const) {
+    if ((path.resolve(value) + path.sep).startsWith(tempDir)) throw new ConfigError(`invalid configuration:\n  TEMP_DIR must not contain ${name}`);
+  }
   return {
     host: e.HOST,
     port: e.PORT,

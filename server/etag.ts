@@ -7,11 +7,12 @@ import type { DatasetQuery } from './query-params.ts';
  * Weak ETag: same data version + same normalised query + same format. Weak because GeoJSON's
  * `meta.observation.ageSeconds` moves with the clock while the data does not.
  */
-export function entityTag(d: DatasetDescriptor, q: DatasetQuery, dataVersion: string, folderValue: string | null): string {
+export function entityTag(d: DatasetDescriptor, q: DatasetQuery, dataVersion: string, folderValue: string | null, rowLimit: number): string {
   const query: Record<string, string | null> = { ...q.echo };
   if (d.folderChoice) query[d.folderChoice.param] = folderValue;
   const window = q.window ? [formatInstant(q.window.from), formatInstant(q.window.to)] : null;
-  const normalised = JSON.stringify([d.name, window, Object.entries(query).sort(), q.format, dataVersion]);
+  // The row limit decides where a cut falls: another limit is another response.
+  const normalised = JSON.stringify([d.name, window, Object.entries(query).sort(), q.format, rowLimit, dataVersion]);
   return `W/"${createHash('sha256').update(normalised).digest('base64url').slice(0, 32)}"`;
 }
 
@@ -24,10 +25,10 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 }
 
 /** The isFresh hook for prepareExtract, remembering the tag it computed for the response header. */
-export function freshness(d: DatasetDescriptor, q: DatasetQuery, ifNoneMatch: string | undefined) {
+export function freshness(d: DatasetDescriptor, q: DatasetQuery, ifNoneMatch: string | undefined, rowLimit: number) {
   const state = { etag: '' };
   const isFresh = (v: { dataVersion: string; folderValue: string | null }) => {
-    state.etag = entityTag(d, q, v.dataVersion, v.folderValue);
+    state.etag = entityTag(d, q, v.dataVersion, v.folderValue, rowLimit);
     return matchesIfNoneMatch(ifNoneMatch, state.etag);
   };
   return { isFresh, etag: () => state.etag };

@@ -2,13 +2,22 @@ import type { FastifyReply } from 'fastify';
 import { DataParameterError, DatasetUnavailableError } from '../queries/errors.ts';
 import { Problem } from './problems.ts';
 
-/** Aborts when the client goes away before the response is complete, or when the query time budget is spent. */
+/**
+ * Aborts when the client goes away before the response is complete, or when the request's time
+ * budget is spent. Once the body has started, spending the budget destroys the response too: a
+ * client that stops reading must not keep DuckDB connections and temp files forever.
+ */
 export function requestSignal(reply: FastifyReply, timeoutMs: number): AbortSignal {
-  const gone = new AbortController();
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new DOMException('request time budget spent', 'TimeoutError'));
+    if (reply.raw.headersSent && !reply.raw.writableFinished) reply.raw.destroy();
+  }, timeoutMs);
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) gone.abort(new Error('client closed the connection'));
+    clearTimeout(timer);
+    if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   });
-  return AbortSignal.any([gone.signal, AbortSignal.timeout(timeoutMs)]);
+  return controller.signal;
 }
 
 /** Maps a preflight failure to the problem the client sees: nothing from the engine or the disk leaks. */
@@ -22,5 +31,7 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   }
   const timedOut = e instanceof DOMException && e.name === 'TimeoutError';
   const detail = timedOut ? 'The query did not finish within the time limit, so the service did not look.' : 'The data could not be read, so the service did not look.';
+  // The engine's own complaints about a statement are bugs (500), not unreadable data (503).
+  if (!timedOut && /^(Binder|Parser|Catalog|Not implemented) Error/.test((e as Error)?.message ?? '')) throw e;
   return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
 }

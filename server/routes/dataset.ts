@@ -44,7 +44,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
-    const fresh = freshness(d, q, request.headers['if-none-match']);
+    const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
     const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh };
     const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {

@@ -94,8 +94,9 @@ describe('503 means the service did not look, decided before any byte', () => {
   it('a file missing a column inside the window; extra columns are fine', async () => {
     const dir = await hotspotDir();
     const missing = fileColumns(hotspots).filter((c) => c.name !== 'daynight');
-    const extra = [...fileColumns(hotspots), col('ingestBatch', 'VARCHAR', true, '')];
-    await writeParquet(path.join(dir, 'hotspots/date=2025-08-01/extra.parquet'), hotspots, [hotspot('e', '2025-08-01T07:00:00Z', { ingestBatch: 'b1' })], extra);
+    // `filename` is also the name DuckDB would give its own file column: it must not collide.
+    const extra = [...fileColumns(hotspots), col('ingestBatch', 'VARCHAR', true, ''), col('filename', 'VARCHAR', true, '')];
+    await writeParquet(path.join(dir, 'hotspots/date=2025-08-01/extra.parquet'), hotspots, [hotspot('e', '2025-08-01T07:00:00Z', { ingestBatch: 'b1', filename: 'orig.csv' })], extra);
     const ok = await request(dir, 'from=2025-08-01&to=2025-08-02');
     expect(JSON.parse(ok.text).features.map((f: any) => f.id)).toEqual(['h1', 'e']);
     await writeParquet(path.join(dir, 'hotspots/date=2025-08-05/b.parquet'), hotspots, [hotspot('x', '2025-08-05T07:00:00Z')], missing);

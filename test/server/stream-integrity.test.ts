@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,13 @@ import { rawGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+
+/** A GET whose client reads the headers and then never reads again. */
+function stalledGet(url: string, headers: Record<string, string>): http.ClientRequest {
+  const req = http.get(url, { headers }, (res) => res.pause());
+  req.on('error', () => undefined);
+  return req;
+}
 
 /** Overwrites the data pages of one column with garbage, keeping the footer (and the time column) intact. */
 async function corruptColumn(file: string, column: string): Promise<void> {
@@ -75,14 +83,29 @@ describe('interrupted requests return their connection', () => {
     // client has taken the ~48 MB, which no socket buffer can absorb.
     const s = await startServer(dir, { GROUP_ROWS: '100000000' });
     try {
-      const pending = rawGet(`${s.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-17&format=csv`, { headers: s.auth, pauseMs: 2500 });
-      expect(await waitFor(() => s.engine.busy > 0, 1000)).toBe(true);
-      expect(await waitFor(() => s.engine.busy === 0, 2000)).toBe(true);
+      const pending = rawGet(`${s.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-17&format=csv`, { headers: s.auth, pauseMs: 5000 });
+      expect(await waitFor(() => s.engine.busy > 0, 2000)).toBe(true);
+      expect(await waitFor(() => s.engine.busy === 0, 4000)).toBe(true);
       const r = await pending;
       expect(r.complete).toBe(true);
       expect(Number(r.headers['x-returned'])).toBe(16 * 20_000);
     } finally {
       await s.close();
+    }
+  });
+
+  it('a client that stops reading is cut off when the budget is spent, releasing connections and temp files', async () => {
+    const slow = await startServer(dir, { QUERY_TIMEOUT_MS: '800' });
+    const client = stalledGet(`${slow.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-17&format=csv`, slow.auth);
+    try {
+      expect(await waitFor(() => slow.engine.busy > 0, 2000)).toBe(true);
+      // The client never reads again; only the server's own budget can end this.
+      expect(await waitFor(() => slow.engine.busy === 0, 4000)).toBe(true);
+      const left = await readdir(path.join(dir, '.tmp'));
+      expect(left.filter((f) => f.startsWith('extract-'))).toEqual([]);
+    } finally {
+      client.destroy();
+      await slow.close();
     }
   });
 
