@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ident, quoteFilePath, readParquet, sqlString } from '../../queries/sql.ts';
+import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from '../../queries/sql.ts';
 import { openDuck, writeFixtures } from './compile-fixtures.ts';
 
 const DATA = '/srv/fire/data';
@@ -51,7 +51,7 @@ describe('readParquet runs against real files', () => {
   });
 
   it('reads several files as one relation, with the filename column when asked', async () => {
-    const result = await c.runAndReadAll(`SELECT filename, count(*)::INTEGER FROM ${readParquet(stationFiles, dataDir, true)} GROUP BY 1 ORDER BY 1`);
+    const result = await c.runAndReadAll(`SELECT ${SOURCE_FILE_COLUMN}, count(*)::INTEGER FROM ${readParquet(stationFiles, dataDir, true)} GROUP BY 1 ORDER BY 1`);
     expect(result.getRows()).toEqual(stationFiles.map((f) => [path.resolve(f), f.includes("'") ? 1 : 2]).sort());
   });
 
