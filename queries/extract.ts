@@ -71,7 +71,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
   try {
     const needsStations = req.format === 'geojson' && req.descriptor.geometry.kind === 'station';
     const sources = await resolveSources(
-      { dataDir: ctx.dataDir, checker: ctx.checker, connection: lease.connection, nowMs: ctx.nowMs },
+      { dataDir: ctx.dataDir, checker: ctx.checker, connection: lease.connection, nowMs: ctx.nowMs, signal: ctx.signal },
       { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
     );
     if (req.isFresh?.(sources)) {
@@ -86,8 +86,10 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       stationFiles: sources.stationFiles?.map((f) => f.path) ?? null,
     };
     const parts = sources.partitions;
+    ctx.signal.throwIfAborted();
     const byFile = await countByFile(lease.connection, spec, parts, req.window);
     const counts = parts.map((p) => p.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
+    ctx.signal.throwIfAborted();
     const cut = await findCut(lease.connection, spec, parts, counts, req.window, ctx.rowLimit);
     const groups = groupFiles(parts, counts, cut.to, ctx.groupRows);
     ctx.signal.throwIfAborted();
@@ -124,7 +126,7 @@ const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && re
 
 function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: string[][], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
   const rows = (files: string[]) => compileRows(spec, files, req.format, req.window?.from ?? null, cut.to, cut.limit);
-  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), req.format, cut.returned);
+  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), req.format, cut.returned, ctx.signal);
   return streamCopies({
     connections,
     tempDir: ctx.tempDir,

@@ -33,6 +33,8 @@ export interface CheckContext {
   checker: FileChecker;
   connection: DuckDBConnection;
   nowMs: number;
+  /** DuckDB forgets an interrupt sent between statements: each step checks the request is still wanted. */
+  signal: AbortSignal;
 }
 
 async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ dir: string; observation: Observation }> {
@@ -56,6 +58,7 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<Map<string, string>> {
   const hashes = new Map<string, string>();
   for (const f of files) {
+    ctx.signal.throwIfAborted();
     const verdict = await ctx.checker.check(ctx.connection, d, f);
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);

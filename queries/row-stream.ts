@@ -8,10 +8,12 @@ import { StreamIncompleteError } from './errors.ts';
  * JavaScript (WKB geometry). The client library ends a failed stream as if it had finished, so
  * only the count tells: a short count throws and the response is aborted.
  */
-export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], format: Format, expected: number): AsyncGenerator<string> {
+export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], format: Format, expected: number, signal: AbortSignal): AsyncGenerator<string> {
   let written = 0;
   try {
     for (const g of groups) {
+      // An interrupt between two groups is forgotten by DuckDB: stop here instead.
+      signal.throwIfAborted();
       const result = await connection.stream(g.sql, g.params);
       for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
         const text = encodeChunk(chunk, format, written === 0);

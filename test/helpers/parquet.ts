@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { fileColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
@@ -58,3 +58,17 @@ export async function writeBulkHotspots(file: string, day: string, rows: number,
     c.closeSync();
   }
 }
+
+/** Overwrites the data pages of one column with garbage, keeping the footer (and the time column) intact. */
+export async function corruptColumn(file: string, column: string): Promise<void> {
+  const c = await (await writer()).connect();
+  const rows = (
+    await c.runAndReadAll(`SELECT data_page_offset, total_compressed_size FROM parquet_metadata('${file}') WHERE path_in_schema = '${column}' ORDER BY row_group_id DESC LIMIT 1`)
+  ).getRows();
+  c.closeSync();
+  const [offset, size] = rows[0]!.map(Number) as [number, number];
+  const handle = await open(file, 'r+');
+  await handle.write(Buffer.alloc(size, 0xa5), 0, size, offset);
+  await handle.close();
+}
+

@@ -1,11 +1,10 @@
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { rawGet, waitFor } from '../helpers/http.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { corruptColumn, writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -14,21 +13,6 @@ function stalledGet(url: string, headers: Record<string, string>): http.ClientRe
   const req = http.get(url, { headers }, (res) => res.pause());
   req.on('error', () => undefined);
   return req;
-}
-
-/** Overwrites the data pages of one column with garbage, keeping the footer (and the time column) intact. */
-async function corruptColumn(file: string, column: string): Promise<void> {
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  const rows = (
-    await c.runAndReadAll(`SELECT data_page_offset, total_compressed_size FROM parquet_metadata('${file}') WHERE path_in_schema = '${column}' ORDER BY row_group_id DESC LIMIT 1`)
-  ).getRows();
-  c.closeSync();
-  db.closeSync();
-  const [offset, size] = rows[0]!.map(Number) as [number, number];
-  const handle = await open(file, 'r+');
-  await handle.write(Buffer.alloc(size, 0xa5), 0, size, offset);
-  await handle.close();
 }
 
 let dir: string;
