@@ -56,10 +56,23 @@ export class FileChecker {
       const footerHash = await hashFooter(f);
       const reader = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
       const actual = new Map(reader.getRows().map((r) => [String(r[0]), String(r[1])]));
-      const problem = schemaProblem(d, actual);
+      const problem = schemaProblem(d, actual) ?? (await this.partitionProblem(c, d, f));
       return problem ? { ok: false, problem } : { ok: true, footerHash };
     } catch (e) {
       return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
     }
+  }
+
+  /**
+   * Pruning, cuts and continuation all rest on every row lying inside its partition: a file that
+   * breaks this is unavailable (503), never silently half-read. Parquet statistics answer it cheaply.
+   */
+  private async partitionProblem(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<string | null> {
+    if (!d.time || !f.partition) return null;
+    const t = `"${d.time.column}"`;
+    const reader = await c.runAndReadAll(`SELECT epoch_us(min(${t}))::BIGINT, epoch_us(max(${t}))::BIGINT FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
+    const [min, max] = (reader.getRows()[0] ?? [null, null]) as (bigint | null)[];
+    if (min === null || max === null || min === undefined || max === undefined) return null;
+    return min < f.partition.start || max >= f.partition.end ? `rows outside the partition's time range` : null;
   }
 }

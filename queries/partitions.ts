@@ -9,6 +9,8 @@ export interface DataFile {
   path: string;
   size: number;
   mtimeMs: number;
+  /** The time range of the partition the file lies in; every row must fall inside it. */
+  partition?: { start: Instant; end: Instant };
 }
 
 export interface Partition {
@@ -79,5 +81,10 @@ export async function listPartitions(dir: string, d: DatasetDescriptor, window: 
     .map((key) => ({ key, ...partitionRange(time.partition, key) }))
     .filter((p): p is { key: string; start: Instant; end: Instant } => p.start !== undefined && p.end !== undefined)
     .filter((p) => p.start < window.to && p.end > window.from);
-  return Promise.all(ranges.map(async (p) => ({ ...p, files: await listFiles(path.join(dir, `${time.partition}=${p.key}`), d.name) })));
+  return Promise.all(
+    ranges.map(async (p) => {
+      const files = await listFiles(path.join(dir, `${time.partition}=${p.key}`), d.name);
+      return { ...p, files: files.map((f) => ({ ...f, partition: { start: p.start, end: p.end } })) };
+    }),
+  );
 }

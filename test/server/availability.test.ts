@@ -104,6 +104,15 @@ describe('503 means the service did not look, decided before any byte', () => {
   });
 });
 
+describe('every row must lie inside its partition', () => {
+  it('a file holding a row of another day makes its windows 503 instead of losing or misordering the row', async () => {
+    const dir = await hotspotDir();
+    await writeParquet(path.join(dir, 'hotspots/date=2025-08-05/stray.parquet'), hotspots, [hotspot('stray', '2025-08-04T23:00:00Z')]);
+    await expect503(dir, 'from=2025-08-04&to=2025-08-06');
+    expect((await request(dir, 'from=2025-08-01&to=2025-08-02')).status).toBe(200);
+  });
+});
+
 describe('operators update by dropping files', () => {
   it('a new partition file is served by the next request, no restart; _ and . files are ignored', async () => {
     const dir = await hotspotDir();
