@@ -12,7 +12,19 @@ export interface BenchOptions {
   jsonPath: string | null;
   /** Directory for a V8 CPU profile of the server child, or null for a plain (measured) run. */
   cpuProfDir: string | null;
+  /** The scenarios to run, in the bench's own order whatever order --only gave. */
+  only: ScenarioId[];
+  /** Keys issued into the bench's registry; scenario F gives connection i key i mod keys. */
+  keys: number;
+  /** Scenario F's measured duration. */
+  smallSeconds: number;
+  /** Scenario H's measured aborted extracts (its warm-up adds a tenth more). */
+  aborts: number;
 }
+
+/** One letter per scenario; see USAGE for which issue row each answers. */
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
+export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 /** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
 export interface DayWindow {
@@ -27,6 +39,20 @@ export const USAGE = `Usage: npm run bench -- [options]
   --data-dir DIR   where the data set lives (default var/bench-data/scale-S, or -S-dN-eDAY if not the defaults)
   --json PATH      also write the result table as JSON
   --cpu-prof DIR   run the server under node --cpu-prof and print its top self-time functions
+  --only IDS       run only these scenarios, e.g. --only A,F (default: all)
+  --keys N         keys issued with \`fire-api keys issue\` for F and H (default 50)
+  --small-seconds S  duration of F (default 20)
+  --aborts N       aborted extracts in H (default 1000)
+
+Scenarios (issue rows in brackets):
+  A  one-year hotspot CSV vs DuckDB COPY, peak RSS, time to first byte [1, 2, 5]
+  B  one-month hotspot GeoJSON vs DuckDB COPY [3]
+  C  one-year sensor-readings CSV vs DuckDB COPY [9]
+  D  four concurrent one-year hotspot CSV extracts on a fresh server [4]
+  E  time to first byte on a fresh server, first request the one-year window [5, informational]
+  F  1-hour hotspot GeoJSON windows, 50 connections, autocannon [6]
+  G  rows/s of 1-day, 1-month and 1-year hotspot CSV windows [7]
+  H  aborted extracts on a fresh server: busy connections and RSS after [8]
 `;
 
 export class BenchUsageError extends Error {}
@@ -60,6 +86,10 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'data-dir': { type: 'string' },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      only: { type: 'string' },
+      keys: { type: 'string' },
+      'small-seconds': { type: 'string' },
+      aborts: { type: 'string' },
     },
   });
   const scale = positive(values.scale, 'scale', 10);
@@ -76,7 +106,19 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : path.join(REPO_ROOT, `var/bench-data/scale-${scale}${suffix}`),
     jsonPath: values.json ? path.resolve(values.json) : null,
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    only: parseOnly(values.only),
+    keys: Math.trunc(positive(values.keys, 'keys', 50)),
+    smallSeconds: positive(values['small-seconds'], 'small-seconds', 20),
+    aborts: Math.trunc(positive(values.aborts, 'aborts', 1000)),
   };
+}
+
+function parseOnly(text: string | undefined): ScenarioId[] {
+  if (text === undefined) return [...SCENARIO_IDS];
+  const asked = text.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
+  const unknown = asked.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
+  if (asked.length === 0 || unknown.length > 0) throw new BenchUsageError(`--only takes scenario ids among ${SCENARIO_IDS.join(',')}${unknown.length ? `; unknown: ${unknown.join(',')}` : ''}`);
+  return SCENARIO_IDS.filter((id) => asked.includes(id));
 }
 
 /** The whole data set: scenario A and C read all of it. */
@@ -97,6 +139,15 @@ export function monthWindow(o: BenchOptions): DayWindow {
   const monthStart = Date.UTC(mid.getUTCFullYear(), mid.getUTCMonth(), 1);
   const monthEnd = Date.UTC(mid.getUTCFullYear(), mid.getUTCMonth() + 1, 1);
   return { from: dayText(Math.max(fromMs, monthStart)), to: dayText(Math.min(toMs, monthEnd)) };
+}
+
+/** Scenario G's one-day window: the middle day of the month window, so the day lies inside the month and the month inside the year. */
+export function midMonthDayWindow(o: BenchOptions): DayWindow {
+  const month = monthWindow(o);
+  const fromMs = Date.parse(`${month.from}T00:00:00Z`);
+  const days = (Date.parse(`${month.to}T00:00:00Z`) - fromMs) / DAY_MS;
+  const dayMs = fromMs + Math.floor(days / 2) * DAY_MS;
+  return { from: dayText(dayMs), to: dayText(dayMs + DAY_MS) };
 }
 
 /** A one-day window at the start of the data set: the warm-up request. */

@@ -1,0 +1,111 @@
+import autocannon, { type Client, type Result } from 'autocannon';
+import { bearer } from './session.ts';
+import type { DayWindow } from './options.ts';
+import { randomInt, seededRandom } from './random.ts';
+import { readCpuSeconds, sampleRss } from './rss.ts';
+import { POOL_GAUGES, sampleMetrics } from './server-metrics.ts';
+import type { ServerProcess } from './server-process.ts';
+
+const HOUR_MS = 3_600_000;
+const hourText = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+
+export interface SmallWindowsAsk {
+  dataset: string;
+  /** Each request's hour is drawn from this window. */
+  window: DayWindow;
+  connections: number;
+  seconds: number;
+  /** Connection i sends keys[i mod keys.length]. */
+  keys: readonly string[];
+}
+
+export interface SmallWindowsResult {
+  connections: number;
+  seconds: number;
+  keys: number;
+  /** Warm-up run (same load, not counted) seconds. */
+  warmupSeconds: number;
+  requests: number;
+  /** autocannon's mean of its one-second samples. */
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  bytesPerSecond: number;
+  meanResponseBytes: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCounts: Record<string, number>;
+  peakRssMb: number;
+  serverCpuSeconds: number;
+  clientCpuSeconds: number;
+  /** Highest fire_api_duckdb_connections_busy and _requests_queued seen (250 ms polls). */
+  maxBusy: number;
+  maxQueued: number;
+}
+
+/**
+ * Every request a different hour of the window (seeded, so runs repeat): the server cannot answer
+ * from one warm partition, and every request goes through preflight, count and streaming.
+ */
+function hourPaths(ask: SmallWindowsAsk, seed: number): () => string {
+  const random = seededRandom(seed);
+  const fromMs = Date.parse(`${ask.window.from}T00:00:00Z`);
+  const hours = (Date.parse(`${ask.window.to}T00:00:00Z`) - fromMs) / HOUR_MS;
+  return () => {
+    const startMs = fromMs + randomInt(random, 0, hours) * HOUR_MS;
+    return `/api/v1/${ask.dataset}?from=${hourText(startMs)}&to=${hourText(startMs + HOUR_MS)}`;
+  };
+}
+
+/** One autocannon run; each connection gets its own key through its own request list. */
+function fire(server: ServerProcess, ask: SmallWindowsAsk, seconds: number, seed: number): Promise<Result> {
+  const nextPath = hourPaths(ask, seed);
+  let connection = 0;
+  const setupClient = (client: Client) => {
+    const headers = bearer(ask.keys[connection++ % ask.keys.length] ?? '');
+    client.setRequests([{ method: 'GET', setupRequest: (request) => ({ ...request, path: nextPath(), headers }) }]);
+  };
+  return new Promise((resolve, reject) => {
+    autocannon({ url: server.baseUrl, connections: ask.connections, duration: seconds, timeout: 30, setupClient }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/** Row 6: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
+export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAsk): Promise<SmallWindowsResult> {
+  const warmupSeconds = ask.seconds / 10;
+  await fire(server, ask, warmupSeconds, 2);
+  server.assertAlive();
+  const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
+  const clientBefore = process.cpuUsage();
+  const sampler = sampleRss(server.pid);
+  const pool = sampleMetrics(server.baseUrl, POOL_GAUGES);
+  const result = await fire(server, ask, ask.seconds, 1).finally(() => (sampler.stop(), pool.stop()));
+  const client = process.cpuUsage(clientBefore);
+  const gauges = pool.stop();
+  server.assertAlive();
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
+  return {
+    connections: ask.connections,
+    seconds: ask.seconds,
+    keys: Math.min(ask.keys.length, ask.connections),
+    warmupSeconds,
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.average,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyMaxMs: result.latency.max,
+    bytesPerSecond: result.throughput.average,
+    meanResponseBytes: result.requests.total > 0 ? result.throughput.total / result.requests.total : Number.NaN,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCounts,
+    peakRssMb: sampler.stop().peakMb,
+    serverCpuSeconds: (readCpuSeconds(server.pid) ?? Number.NaN) - cpuBefore,
+    clientCpuSeconds: (client.user + client.system) / 1e6,
+    maxBusy: gauges.fire_api_duckdb_connections_busy!,
+    maxQueued: gauges.fire_api_duckdb_requests_queued!,
+  };
+}
