@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
+import { extractTempDir } from '../queries/temp-files.ts';
 import { warmFileChecks } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
@@ -85,7 +86,14 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   const context: AppContext = {
     config,
     metrics,
-    extract: { engine, checker: new FileChecker(config.dataDir), dataDir: config.dataDir, tempDir: config.tempDir, rowLimit: config.rowLimit, groupRows: config.groupRows },
+    extract: {
+      engine,
+      checker: new FileChecker(config.dataDir),
+      dataDir: config.dataDir,
+      tempDir: await extractTempDir(config.tempDir),
+      rowLimit: config.rowLimit,
+      groupRows: config.groupRows,
+    },
   };
   installErrorHandling(app, metrics);
   // Data routes: key, then per-key rate limit, then the handler.
