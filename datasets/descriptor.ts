@@ -71,11 +71,5 @@ export const fileColumns = (d: DatasetDescriptor): Column[] => d.columns.filter(
 
 export const wireColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => c.type !== 'GEOMETRY');
 
-export const queryParams = (d: DatasetDescriptor): string[] => [
-  ...(d.folderChoice ? [d.folderChoice.param] : []),
-  ...d.filters.map((f) => f.param),
-  ...d.options.map((o) => o.param),
-];
-
 export const col = (name: string, type: ColumnType, nullable: boolean, description: string, unit?: string): Column =>
   unit === undefined ? { name, type, nullable, description } : { name, type, nullable, description, unit };

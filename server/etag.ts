@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../datasets/index.ts';
-import { formatInstant } from '../queries/instant.ts';
+import { effectiveQuery, windowText } from './meta.ts';
 import type { DatasetQuery } from './query-params.ts';
 
 /**
@@ -8,11 +8,9 @@ import type { DatasetQuery } from './query-params.ts';
  * `meta.observation.ageSeconds` moves with the clock while the data does not.
  */
 export function entityTag(d: DatasetDescriptor, q: DatasetQuery, dataVersion: string, folderValue: string | null, rowLimit: number): string {
-  const query: Record<string, string | null> = { ...q.echo };
-  if (d.folderChoice) query[d.folderChoice.param] = folderValue;
-  const window = q.window ? [formatInstant(q.window.from), formatInstant(q.window.to)] : null;
+  const query = Object.entries(effectiveQuery(d, q, folderValue)).sort();
   // The row limit decides where a cut falls: another limit is another response.
-  const normalised = JSON.stringify([d.name, window, Object.entries(query).sort(), q.format, rowLimit, dataVersion]);
+  const normalised = JSON.stringify([d.name, windowText(q.window), query, q.format, rowLimit, dataVersion]);
   return `W/"${createHash('sha256').update(normalised).digest('base64url').slice(0, 32)}"`;
 }
 

@@ -15,15 +15,20 @@ export interface Meta {
   dataVersion: string;
 }
 
-const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { from: formatInstant(w.from), to: formatInstant(w.to) } : null);
+export const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { from: formatInstant(w.from), to: formatInstant(w.to) } : null);
+
+/** Every non-window parameter in effect, including the folder value the data decided (e.g. the default model). */
+export function effectiveQuery(d: DatasetDescriptor, q: DatasetQuery, folderValue: string | null): Record<string, string | null> {
+  const query = { ...q.echo };
+  if (d.folderChoice) query[d.folderChoice.param] = folderValue;
+  return query;
+}
 
 export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Extract, rowLimit: number): Meta {
-  const query = { ...q.echo };
-  if (d.folderChoice) query[d.folderChoice.param] = x.folderValue;
   return {
     dataset: d.name,
     window: windowText(q.window),
-    query,
+    query: effectiveQuery(d, q, x.folderValue),
     truncated: x.truncated,
     rowLimit,
     returned: x.returned,
