@@ -8,6 +8,15 @@ export interface EngineOptions {
   connections: number;
   memoryLimit: string;
   tempDir: string;
+  /** Requests allowed to wait for a connection; more are refused at once rather than piling up. */
+  maxQueued: number;
+}
+
+/** Every connection is busy and the wait queue is full: the service did not look (503). */
+export class EngineBusyError extends Error {
+  constructor() {
+    super('all connections busy and the wait queue is full');
+  }
 }
 
 export interface Lease {
@@ -37,7 +46,11 @@ export class Engine {
   private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
   private closed = false;
 
-  private constructor(private readonly instance: DuckDBInstance, readonly size: number) {}
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly size: number,
+    private readonly maxQueued: number,
+  ) {}
 
   static async create(o: EngineOptions): Promise<Engine> {
     mkdirSync(o.tempDir, { recursive: true });
@@ -48,7 +61,7 @@ export class Engine {
     const setup = await instance.connect();
     for (const statement of lockdownStatements(o)) await setup.run(statement);
     setup.closeSync();
-    const engine = new Engine(instance, Math.max(1, o.connections));
+    const engine = new Engine(instance, Math.max(1, o.connections), Math.max(0, o.maxQueued));
     for (let i = 0; i < engine.size; i++) engine.idle.push(await instance.connect());
     return engine;
   }
@@ -64,7 +77,10 @@ export class Engine {
 
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
-    return this.lease(this.idle.pop() ?? (await this.wait(signal)));
+    const idle = this.idle.pop();
+    if (idle) return this.lease(idle);
+    if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
+    return this.lease(await this.wait(signal));
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */

@@ -71,6 +71,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     threads: config.duckdbThreads,
     connections: config.duckdbConnections,
     memoryLimit: config.duckdbMemoryLimit,
+    maxQueued: config.duckdbQueueMax,
   });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),

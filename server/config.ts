@@ -14,6 +14,7 @@ const Env = z.object({
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   DUCKDB_THREADS: z.coerce.number().int().positive().default(Math.max(1, os.availableParallelism())),
   DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
+  DUCKDB_QUEUE_MAX: z.coerce.number().int().min(0).default(64),
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'like 2GB or 512MiB').default('2GB'),
   KEYS_FILE: z.string().min(1).default('var/keys.json'),
   KEYS_RELOAD_MS: z.coerce.number().int().min(50).max(2000).default(500),
@@ -40,6 +41,8 @@ export interface Config {
   duckdbThreads: number;
   duckdbConnections: number;
   duckdbMemoryLimit: string;
+  /** Requests that may wait for a DuckDB connection; beyond it, 503 at once. */
+  duckdbQueueMax: number;
   keysFile: string;
   keysReloadMs: number;
   rateLimitPerMinute: number;
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
+    duckdbQueueMax: e.DUCKDB_QUEUE_MAX,
     keysFile: path.resolve(e.KEYS_FILE),
     keysReloadMs: e.KEYS_RELOAD_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

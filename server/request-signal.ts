@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { EngineBusyError } from '../queries/engine.ts';
 import { DataParameterError, DatasetUnavailableError } from '../queries/errors.ts';
 import { Problem } from './problems.ts';
 
@@ -25,6 +26,7 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   if (e instanceof Problem) return e;
   if (e instanceof DataParameterError) return new Problem('invalid-parameter', e.message, [{ parameter: e.parameter, message: e.message }]);
   const retry = { 'retry-after': String(retryAfterSeconds) };
+  if (e instanceof EngineBusyError) return new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, retry);
   if (e instanceof DatasetUnavailableError) {
     const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
     return Object.assign(p, { cause: e });

@@ -19,7 +19,7 @@ beforeAll(async () => {
   const root = await tempDir();
   dataDir = path.join(root, 'data');
   await writeParquet(path.join(dataDir, 'sensor-stations/a.parquet'), sensorStations, [station('S2'), station('S1')]);
-  engine = await Engine.create({ dataDir, tempDir: path.join(root, 'tmp'), threads: 2, connections: 2, memoryLimit: '256MB' });
+  engine = await Engine.create({ dataDir, tempDir: path.join(root, 'tmp'), threads: 2, connections: 2, memoryLimit: '256MB', maxQueued: 64 });
   [a, b] = [await engine.acquire(), await engine.acquire()];
 });
 afterAll(() => {

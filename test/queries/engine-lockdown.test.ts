@@ -21,7 +21,7 @@ beforeAll(async () => {
     await mkdir(path.dirname(path.join(root, outside)), { recursive: true });
     await copyFile(inside, path.join(root, outside));
   }
-  engine = await Engine.create({ dataDir, tempDir: path.join(root, 'tmp'), threads: 2, connections: 1, memoryLimit: '256MB' });
+  engine = await Engine.create({ dataDir, tempDir: path.join(root, 'tmp'), threads: 2, connections: 1, memoryLimit: '256MB', maxQueued: 64 });
   lease = await engine.acquire();
 });
 afterAll(() => {

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Engine, type Lease } from '../../queries/engine.ts';
+import { Engine, EngineBusyError, type Lease } from '../../queries/engine.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 
 let engines: Engine[] = [];
-async function engine(connections: number): Promise<Engine> {
+async function engine(connections: number, maxQueued = 64): Promise<Engine> {
   const root = await tempDir();
-  const e = await Engine.create({ dataDir: path.join(root, 'data'), tempDir: path.join(root, 'tmp'), threads: 2, connections, memoryLimit: '256MB' });
+  const e = await Engine.create({ dataDir: path.join(root, 'data'), tempDir: path.join(root, 'tmp'), threads: 2, connections, memoryLimit: '256MB', maxQueued });
   engines.push(e);
   return e;
 }
@@ -107,6 +107,17 @@ describe('Engine pool', () => {
     e.close();
     engines = engines.filter((x) => x !== e);
     await expect(waiting).rejects.toThrow(/closed/);
+  });
+
+  it('refuses at once beyond maxQueued waiters instead of piling them up', async () => {
+    const e = await engine(1, 2);
+    const held = await e.acquire();
+    const waiting = [e.acquire(), e.acquire()];
+    await expect(e.acquire()).rejects.toBeInstanceOf(EngineBusyError);
+    held.release();
+    (await waiting[0]!).release();
+    (await waiting[1]!).release();
+    expect(e.busy).toBe(0);
   });
 
   it('refuses to acquire after close', async () => {

@@ -93,6 +93,21 @@ describe('interrupted requests return their connection', () => {
     }
   });
 
+  it('beyond the wait queue a request is a quick 503 with Retry-After, not a pile-up', async () => {
+    const full = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0' });
+    const hog = stalledGet(`${full.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-17&format=csv`, full.auth);
+    try {
+      expect(await waitFor(() => full.engine.busy === 1, 2000)).toBe(true);
+      const r = await full.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv');
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await r.json()) as { detail: string }).detail).toMatch(/capacity/);
+    } finally {
+      hog.destroy();
+      await full.close();
+    }
+  });
+
   it('a query timeout mid-stream aborts the transfer and the connection comes back', async () => {
     const slow = await startServer(dir, { QUERY_TIMEOUT_MS: '300' });
     try {
