@@ -126,7 +126,7 @@ const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && re
 
 function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: string[][], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
   const rows = (files: string[]) => compileRows(spec, files, req.format, req.window?.from ?? null, cut.to, cut.limit);
-  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), req.format, cut.returned, ctx.signal);
+  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), cut.returned, ctx.signal);
   return streamCopies({
     connections,
     tempDir: ctx.tempDir,

@@ -57,5 +57,3 @@ export const addDays = (t: Instant, days: number): Instant => t + BigInt(days) *
 /** Whole seconds, as the contract's default `to` ("now, whole seconds"). */
 export const floorToSecond = (t: Instant): Instant => t - (((t % 1_000_000n) + 1_000_000n) % 1_000_000n);
 
-/** The UTC day (`YYYY-MM-DD`) an instant falls in. */
-export const dayOf = (t: Instant): string => formatInstant(t).slice(0, 10);

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
-import type { Compiled, Format } from './compile.ts';
-import { encodeChunk } from './encode-chunk.ts';
+import type { Compiled } from './compile.ts';
+import { encodeFeatureChunk } from './encode-chunk.ts';
 import { StreamIncompleteError } from './errors.ts';
 
 /**
@@ -8,7 +8,7 @@ import { StreamIncompleteError } from './errors.ts';
  * JavaScript (WKB geometry). The client library ends a failed stream as if it had finished, so
  * only the count tells: a short count throws and the response is aborted.
  */
-export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], format: Format, expected: number, signal: AbortSignal): AsyncGenerator<string> {
+export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], expected: number, signal: AbortSignal): AsyncGenerator<string> {
   let written = 0;
   try {
     for (const g of groups) {
@@ -16,7 +16,7 @@ export async function* streamRows(connection: DuckDBConnection, groups: readonly
       signal.throwIfAborted();
       const result = await connection.stream(g.sql, g.params);
       for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
-        const text = encodeChunk(chunk, format, written === 0);
+        const text = encodeFeatureChunk(chunk, written === 0);
         written += chunk.rowCount;
         yield text;
       }

@@ -9,7 +9,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { compileCopy, type Compiled, type QuerySpec } from '../../queries/compile.ts';
-import { encodeChunk } from '../../queries/encode-chunk.ts';
+import { encodeFeatureChunk } from '../../queries/encode-chunk.ts';
 import { parseInstant, type Instant } from '../../queries/instant.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon } from '../helpers/fixtures.ts';
 import { writeParquet, type Row } from '../helpers/parquet.ts';
@@ -85,31 +85,30 @@ export async function rows(c: DuckDBConnection, q: Compiled): Promise<unknown[][
   return (await c.runAndReadAll(q.sql, q.params)).getRows();
 }
 
-async function chunks(c: DuckDBConnection, q: Compiled, format: 'geojson'): Promise<string> {
-  const result = await c.run(q.sql, q.params);
-  let text = '';
-  let first = true;
-  for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; first = false) text += encodeChunk(chunk, format, first);
-  return text;
-}
-
-/** Runs a compiled GeoJSON query and decodes its rows the way the server does (encodeChunk). */
-export async function features(c: DuckDBConnection, q: Compiled): Promise<Record<string, unknown>[]> {
-  return JSON.parse(`[${await chunks(c, q, 'geojson')}]`) as Record<string, unknown>[];
-}
-
-/** Runs a compiled CSV query the way the server does: DuckDB's CSV writer into a temp file (compileCopy). */
-export async function csvText(c: DuckDBConnection, q: Compiled): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'compile-csv-'));
+/** Runs a compiled query through DuckDB's writer into a temp file, as the server does (compileCopy). */
+async function copyText(c: DuckDBConnection, q: Compiled, format: 'csv' | 'geojson'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'compile-copy-'));
   try {
     const target = path.join(dir, 'group.csv');
-    const copy = compileCopy(q, 'csv', target, dir);
+    const copy = compileCopy(q, format, target, dir);
     await c.run(copy.sql, copy.params);
     return await readFile(target, 'utf8');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Runs a compiled GeoJSON query the way the server does: WKB rows through JavaScript, the rest through COPY. */
+export async function features(c: DuckDBConnection, q: Compiled, d: DatasetDescriptor): Promise<Record<string, unknown>[]> {
+  if (d.geometry.kind !== 'wkb') return JSON.parse(`[${(await copyText(c, q, 'geojson')).slice(1)}]`) as Record<string, unknown>[];
+  const result = await c.run(q.sql, q.params);
+  let text = '';
+  for (let chunk: DuckDBDataChunk | null, first = true; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; first = false) text += encodeFeatureChunk(chunk, first);
+  return JSON.parse(`[${text}]`) as Record<string, unknown>[];
+}
+
+/** Runs a compiled CSV query the way the server does: DuckDB's CSV writer into a temp file (compileCopy). */
+export const csvText = (c: DuckDBConnection, q: Compiled): Promise<string> => copyText(c, q, 'csv');
 
 /** A strict RFC 4180 reader (LF record ends, as the contract says), the oracle for the CSV tests. */
 export function parseCsv(text: string): string[][] {

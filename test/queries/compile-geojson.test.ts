@@ -24,7 +24,7 @@ const TO = at('2025-08-02');
 
 function run(d: DatasetDescriptor, over: Partial<QuerySpec> = {}) {
   const window = d.time ? [FROM, TO] as const : [null, null] as const;
-  return features(c, compileRows(spec(d, dataDir, over), files[d.name]!, 'geojson', window[0], window[1], null));
+  return features(c, compileRows(spec(d, dataDir, over), files[d.name]!, 'geojson', window[0], window[1], null), d);
 }
 
 const props = (f: Record<string, unknown> | undefined) => f?.properties as Record<string, unknown>;
@@ -79,7 +79,7 @@ describe('compiled GeoJSON features', () => {
       spec(sensorReadings, dataDir, { params: { series: 'corrected' }, stationFiles: files['sensor-stations']! }),
       files['sensor-readings']!, 'geojson', FROM, TO, null,
     );
-    const fs = await features(c, q);
+    const fs = await features(c, q, sensorReadings);
     expect(fs.map((f) => [props(f).stationId, f.geometry])).toEqual([
       ['S9', null],
       ['S1', { type: 'Point', coordinates: [-7.9, 40.1] }],

@@ -4,7 +4,8 @@ import { StreamIncompleteError } from '../../queries/errors.ts';
 import { streamRows } from '../../queries/row-stream.ts';
 
 const ROWS = 2_000_000;
-const group = { sql: `SELECT '{"n":' || i || '}' AS feature FROM range(${ROWS}) t(i) ORDER BY i DESC`, params: [] };
+// Rows shaped like the WKB path's (head, wkb, tail); a null geometry encodes as `null`.
+const group = { sql: `SELECT '{"n":' || i || ',"g":' AS head, CAST(NULL AS BLOB) AS wkb, '}' AS tail FROM range(${ROWS}) t(i) ORDER BY i DESC`, params: [] };
 
 describe('streamRows', () => {
   it('throws when an interrupted stream ends early, which the client library reports as a normal end', async () => {
@@ -12,7 +13,7 @@ describe('streamRows', () => {
     const c = await db.connect();
     let chunks = 0;
     const run = async () => {
-      for await (const _ of streamRows(c, [group], 'geojson', ROWS, new AbortController().signal)) {
+      for await (const _ of streamRows(c, [group], ROWS, new AbortController().signal)) {
         if (++chunks === 2) c.interrupt();
       }
     };
@@ -25,10 +26,10 @@ describe('streamRows', () => {
   it('stops before the next group once the request is aborted', async () => {
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
-    const small = { sql: `SELECT '{}' AS feature FROM range(10) t(i)`, params: [] };
+    const small = { sql: `SELECT '{"g":' AS head, CAST(NULL AS BLOB) AS wkb, '}' AS tail FROM range(10) t(i)`, params: [] };
     const ac = new AbortController();
     const run = async () => {
-      for await (const _ of streamRows(c, [small, small], 'geojson', 20, ac.signal)) ac.abort(new Error('gone'));
+      for await (const _ of streamRows(c, [small, small], 20, ac.signal)) ac.abort(new Error('gone'));
     };
     await expect(run()).rejects.toThrow('gone');
     c.closeSync();
