@@ -109,7 +109,11 @@ function stationJoin(spec: QuerySpec): string {
   return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
 }
 
-/** The ordered rows of one partition group, already encoded as text by DuckDB. */
+/**
+ * The ordered rows of one partition group, already encoded as text by DuckDB. `stored` order skips
+ * the sort: only for files checked to hold their rows in ascending order key, one per partition,
+ * listed in partition order (a scan, filter and LIMIT keep DuckDB's insertion order; a join may not).
+ */
 export function compileRows(
   spec: QuerySpec,
   files: readonly string[],
@@ -117,13 +121,15 @@ export function compileRows(
   from: Instant | null,
   to: Instant | null,
   limit: number | null,
+  order: 'sort' | 'stored' = 'sort',
 ): Compiled {
   const params: string[] = [];
   const select = format === 'csv' ? csvFields(spec, params) : featureColumns(spec, params);
   const join = format === 'csv' ? '' : stationJoin(spec);
   const where = compileWhere(spec, from, to, params);
+  const sort = order === 'stored' && join === '' ? '' : orderBy(spec.descriptor);
   const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;
-  const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${orderBy(spec.descriptor)}${tailLimit}`;
+  const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
   return { sql, params };
 }
 

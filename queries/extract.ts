@@ -5,7 +5,7 @@ import { compileCopy, compileRows, type Format, type QuerySpec } from './compile
 import { streamCopies } from './copy-stream.ts';
 import type { Engine } from './engine.ts';
 import type { FileChecker } from './file-check.ts';
-import { countByFile, findCut, groupFiles, type Cut } from './plan.ts';
+import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
 import { resolveSources, type Sources } from './preflight.ts';
 import { fingerprint } from './footer.ts';
 import { streamRows } from './row-stream.ts';
@@ -91,7 +91,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     const counts = parts.map((p) => p.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
     ctx.signal.throwIfAborted();
     const cut = await findCut(lease.connection, spec, parts, counts, req.window, ctx.rowLimit);
-    const groups = groupFiles(parts, counts, cut.to, ctx.groupRows);
+    const groups = groupFiles(parts, counts, cut.to, ctx.groupRows, sources.sortedFiles);
     ctx.signal.throwIfAborted();
     return {
       observation: sources.observation,
@@ -124,8 +124,8 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
 /** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB geometry) do not. */
 const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb');
 
-function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: string[][], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
-  const rows = (files: string[]) => compileRows(spec, files, req.format, req.window?.from ?? null, cut.to, cut.limit);
+function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: FileGroup[], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
+  const rows = (g: FileGroup) => compileRows(spec, g.files, req.format, req.window?.from ?? null, cut.to, cut.limit, g.presorted ? 'stored' : 'sort');
   if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), cut.returned, ctx.signal);
   return streamCopies({
     connections,

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileColumns, type ColumnType, type DatasetDescriptor } from '../datasets/index.ts';
 import { hashFooter } from './footer.ts';
 import type { DataFile } from './partitions.ts';
-import { quoteFilePath, SOURCE_FILE_COLUMN } from './sql.ts';
+import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from './sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
   VARCHAR: (t) => t === 'VARCHAR',
@@ -25,7 +25,11 @@ export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, 
   return null;
 }
 
-export type FileVerdict = { ok: true; footerHash: string } | { ok: false; problem: string };
+/**
+ * `sorted`: the file's rows are stored in strictly ascending order key, so a query over it alone
+ * (or over it and other such files of later partitions) needs no sort.
+ */
+export type FileVerdict = { ok: true; footerHash: string; sorted: boolean } | { ok: false; problem: string };
 
 const MAX_CACHED = 200_000;
 
@@ -56,8 +60,10 @@ export class FileChecker {
       const footerHash = await hashFooter(f);
       const reader = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
       const actual = new Map(reader.getRows().map((r) => [String(r[0]), String(r[1])]));
-      const problem = schemaProblem(d, actual) ?? (await this.partitionProblem(c, d, f));
-      return problem ? { ok: false, problem } : { ok: true, footerHash };
+      const schema = schemaProblem(d, actual);
+      if (schema) return { ok: false, problem: schema };
+      const rows = await this.inspectRows(c, d, f);
+      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted };
     } catch (e) {
       return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
     }
@@ -65,14 +71,21 @@ export class FileChecker {
 
   /**
    * Pruning, cuts and continuation all rest on every row lying inside its partition: a file that
-   * breaks this is unavailable (503), never silently half-read. Parquet statistics answer it cheaply.
+   * breaks this is unavailable (503), never silently half-read. The same pass (time and order key
+   * columns only) finds whether the rows are stored in order: `lag() OVER ()` follows the file's
+   * own row order, and any key that is null, repeated or smaller than the one before means "sort".
    */
-  private async partitionProblem(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<string | null> {
-    if (!d.time || !f.partition) return null;
-    const t = `"${d.time.column}"`;
-    const reader = await c.runAndReadAll(`SELECT epoch_us(min(${t}))::BIGINT, epoch_us(max(${t}))::BIGINT FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
-    const [min, max] = (reader.getRows()[0] ?? [null, null]) as (bigint | null)[];
-    if (min === null || max === null || min === undefined || max === undefined) return null;
-    return min < f.partition.start || max >= f.partition.end ? `rows outside the partition's time range` : null;
+  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean }> {
+    if (!d.time || !f.partition) return { problem: null, sorted: false };
+    const keys = d.orderBy.map(ident);
+    const key = `row(${keys.join(', ')})`;
+    const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (n > 1 AND (previous < current) IS NOT TRUE)`;
+    const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${key} AS current, lag(${key}) OVER () AS previous, row_number() OVER () AS n FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
+    const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT FROM (${rows})`;
+    const [min, max, unordered] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
+    const sorted = unordered === 0n;
+    if (min === null || max === null || min === undefined || max === undefined) return { problem: null, sorted };
+    const outside = min < f.partition.start || max >= f.partition.end;
+    return { problem: outside ? `rows outside the partition's time range` : null, sorted };
   }
 }

@@ -41,21 +41,29 @@ export async function findCut(c: DuckDBConnection, spec: QuerySpec, parts: Parti
   return { returned: before + inside, to: cutAt, limit: null, next: { from: cutAt, to: w.to } };
 }
 
+export interface FileGroup {
+  files: string[];
+  /** Every partition in the group is one file whose rows are stored in order: no sort needed. */
+  presorted: boolean;
+}
+
 /**
  * Consecutive partitions with rows, grouped to about `groupRows` rows each: one ordered query per
- * group (small sorts are cheaper than one global sort). The first group is one partition alone, so
- * the first byte leaves early.
+ * group (small sorts are cheaper than one global sort, and presorted groups need none). The first
+ * group is one partition alone, so the first byte leaves early.
  */
-export function groupFiles(parts: readonly Partition[], counts: readonly number[], cutTo: Instant | null, groupRows: number): string[][] {
-  const groups: string[][] = [];
+export function groupFiles(parts: readonly Partition[], counts: readonly number[], cutTo: Instant | null, groupRows: number, sortedFiles: ReadonlySet<string>): FileGroup[] {
+  const groups: FileGroup[] = [];
   let rows = Infinity;
   parts.forEach((p, i) => {
     if (counts[i]! === 0 || (cutTo !== null && p.start >= cutTo)) return;
     if (groups.length === 1 || rows >= groupRows) {
-      groups.push([]);
+      groups.push({ files: [], presorted: true });
       rows = 0;
     }
-    groups.at(-1)!.push(...p.files.map((f) => f.path));
+    const group = groups.at(-1)!;
+    group.files.push(...p.files.map((f) => f.path));
+    group.presorted &&= p.files.length === 1 && sortedFiles.has(p.files[0]!.path);
     rows += counts[i]!;
   });
   return groups;

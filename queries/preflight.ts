@@ -26,6 +26,8 @@ export interface Sources {
   /** Footer hash of each listed file, and of the station files, for finer fingerprints. */
   footerHashes: ReadonlyMap<string, string>;
   stationHashes: readonly string[];
+  /** Listed files whose rows are stored in ascending order key (see FileVerdict). */
+  sortedFiles: ReadonlySet<string>;
 }
 
 export interface CheckContext {
@@ -55,15 +57,17 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
-async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<Map<string, string>> {
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string> }> {
   const hashes = new Map<string, string>();
+  const sorted = new Set<string>();
   for (const f of files) {
     ctx.signal.throwIfAborted();
     const verdict = await ctx.checker.check(ctx.connection, d, f);
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);
+    if (verdict.sorted) sorted.add(f.path);
   }
-  return hashes;
+  return { hashes, sorted };
 }
 
 /** Lists, prunes and checks what a request will read, before any byte of the response exists. */
@@ -75,14 +79,14 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window)
       : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
-  const footerHashes = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  const { hashes: footerHashes, sorted: sortedFiles } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
   let stationHashes: string[] = [];
   if (req.needsStations) {
     const stations = await datasetDir(ctx, STATIONS_DATASET);
     stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name);
-    stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).values()];
+    stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
   const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);
-  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes };
+  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles };
 }

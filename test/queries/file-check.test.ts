@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -9,9 +10,10 @@ import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { FileChecker, schemaProblem } from '../../queries/file-check.ts';
 import { hashFooter } from '../../queries/footer.ts';
+import { parseInstant } from '../../queries/instant.ts';
 import type { DataFile } from '../../queries/partitions.ts';
 import { hotspot, station, tempDir } from '../helpers/fixtures.ts';
-import { writeParquet } from '../helpers/parquet.ts';
+import { writeParquet, type Row } from '../helpers/parquet.ts';
 import { burnt, openDuck } from './compile-fixtures.ts';
 
 const TYPE_NAME = { VARCHAR: 'VARCHAR', DOUBLE: 'DOUBLE', INTEGER: 'INTEGER', BIGINT: 'BIGINT', BOOLEAN: 'BOOLEAN', TIMESTAMPTZ: 'TIMESTAMP WITH TIME ZONE', GEOMETRY: 'GEOMETRY' };
@@ -71,7 +73,7 @@ describe('FileChecker on real files', () => {
 
   it('accepts a matching file and returns its footer hash', async () => {
     const f = await file('good.parquet');
-    expect(await new FileChecker(dir).check(c, hotspots, f)).toEqual({ ok: true, footerHash: await hashFooter(f) });
+    expect(await new FileChecker(dir).check(c, hotspots, f)).toEqual({ ok: true, footerHash: await hashFooter(f), sorted: false });
   });
 
   it('accepts a file with extra columns', async () => {
@@ -119,5 +121,34 @@ describe('FileChecker on real files', () => {
     await writeFile(target, Buffer.alloc(bytes.length, 0x41));
     expect((await checker.check(c, hotspots, listed)).ok).toBe(true);
     expect((await checker.check(c, hotspots, { ...listed, mtimeMs: listed.mtimeMs + 1 })).ok).toBe(false);
+  });
+
+  describe('stored order (a presorted file needs no sort)', () => {
+    const AUG_1 = { start: parseInstant('2025-08-01')!, end: parseInstant('2025-08-02')! };
+    const inPartition = async (name: string, rows: Row[]): Promise<DataFile> => {
+      await writeParquet(path.join(dir, name), hotspots, rows);
+      return { ...(await file(name)), partition: AUG_1 };
+    };
+    const verdict = async (rows: Row[]) => new FileChecker(dir).check(c, hotspots, await inPartition(`order-${randomUUID()}.parquet`, rows));
+
+    it('is sorted when (acquiredAtUtc, id) strictly ascends in file order, ties on time broken by id', async () => {
+      const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T02:00:00Z')];
+      expect(await verdict(rows)).toMatchObject({ ok: true, sorted: true });
+    });
+
+    it.each([
+      ['time goes back', [hotspot('a', '2025-08-01T02:00:00Z'), hotspot('b', '2025-08-01T01:00:00Z')]],
+      ['id goes back at the same time', [hotspot('b', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T01:00:00Z')]],
+      ['a key repeats', [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T01:00:00Z')]],
+      ['a key is null', [hotspot('a', '2025-08-01T01:00:00Z'), hotspot(null as unknown as string, '2025-08-01T02:00:00Z')]],
+      ['only the last row is out of place', [...Array.from({ length: 50 }, (_, i) => hotspot(`k${String(i).padStart(3, '0')}`, '2025-08-01T03:00:00Z')), hotspot('z', '2025-08-01T00:00:00Z')]],
+    ] as const)('is not sorted when %s (the file is still served, with a sort)', async (_, rows) => {
+      expect(await verdict([...rows])).toMatchObject({ ok: true, sorted: false });
+    });
+
+    it('reports rows outside the partition whatever their order', async () => {
+      const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-02T00:00:00Z')];
+      expect(await verdict(rows)).toMatchObject({ ok: false, problem: "rows outside the partition's time range" });
+    });
   });
 });
