@@ -54,11 +54,16 @@ async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<
 }
 
 /** The real server, `node bin/fire-api.js serve`, as a child process configured only through its environment. */
-export async function startServer(env: Record<string, string>, requestHeaders: Record<string, string>, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  requestHeaders: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+  parentEnv: NodeJS.ProcessEnv = process.env,
+): Promise<ServerProcess> {
   const port = Number(env.PORT);
   const child = spawn(process.execPath, [...nodeArgs, 'bin/fire-api.js', 'serve'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...parentEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error('could not start the server process');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FastifyBaseLogger } from 'fastify';
 import { DemoOptions } from '../datasets/demo/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -63,7 +64,19 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await app.listen({ host: config.host, port: config.port });
+  checkIoThreads(config, app.log);
   if (key) printWelcome(config, key.key, key.issued);
+}
+
+/**
+ * DuckDB statements hold a libuv pool thread each while they run, and file reads need one too:
+ * bin/fire-api.js sizes the pool before it starts unless the operator set UV_THREADPOOL_SIZE.
+ */
+function checkIoThreads(config: Config, log: FastifyBaseLogger): void {
+  const ioThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const wanted = config.duckdbConnections + 4;
+  if (ioThreads >= wanted) return log.info({ ioThreads }, 'I/O thread pool');
+  log.warn({ ioThreads, duckdbConnections: config.duckdbConnections }, `UV_THREADPOOL_SIZE ${ioThreads} is below DUCKDB_CONNECTIONS + 4 (${wanted}): busy queries will delay file reads`);
 }
 
 function printWelcome(config: Config, key: string, issued: boolean): void {
