@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from '../../queries/sql.ts';
+import { formatInstant } from '../../queries/instant.ts';
+import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString, timestampText } from '../../queries/sql.ts';
 import { openDuck, writeFixtures } from './compile-fixtures.ts';
 
 const DATA = '/srv/fire/data';
@@ -71,5 +72,33 @@ describe('ident and sqlString', () => {
   it("sqlString single-quotes and doubles embedded quotes", () => {
     expect(sqlString('"geometry":')).toBe(`'"geometry":'`);
     expect(sqlString("it's")).toBe("'it''s'");
+  });
+});
+
+describe('timestampText', () => {
+  let instance: DuckDBInstance;
+  let c: DuckDBConnection;
+  beforeAll(async () => ({ instance, c } = await openDuck()));
+  afterAll(() => instance.closeSync());
+
+  const wire = async (sql: string): Promise<[bigint, string][]> =>
+    (await c.runAndReadAll(`SELECT epoch_us(x)::BIGINT, ${timestampText('x')} FROM (${sql})`)).getRows().map((r) => [r[0] as bigint, String(r[1])]);
+
+  it('writes the wire form for edge instants: whole seconds, trimmed fractions, years 0001 and 9999, before 1970', async () => {
+    const texts = ['2025-07-15 13:00:00', '2025-07-15 13:00:00.5', '2025-07-15 13:00:00.000001', '2025-07-15 13:00:00.12345', '0001-01-01 00:00:00', '0999-12-31 23:59:59.999999', '9999-12-31 23:59:59.999999', '1969-12-31 23:59:59.5'];
+    const rows = await wire(texts.map((t) => `SELECT TIMESTAMPTZ '${t}+00' AS x`).join(' UNION ALL '));
+    expect(rows.map(([, text]) => text)).toEqual(texts.map((t) => `${t.replace(' ', 'T')}Z`));
+  });
+
+  it('agrees with formatInstant on random instants of every precision across years 0001–9999', async () => {
+    const rows = await wire(`SELECT make_timestamptz(CAST((hash(i) % 315537897600000000) AS BIGINT) - 62135596800000000 - (CAST((hash(i) % 315537897600000000) AS BIGINT) - 62135596800000000) % [1, 1000, 1000000][i % 3 + 1]) AS x FROM range(20000) r(i)`);
+    const wrong = rows.filter(([us, text]) => text !== formatInstant(us));
+    expect(rows).toHaveLength(20000);
+    expect(wrong).toEqual([]);
+  });
+
+  it('still writes years outside 0001–9999 (through the general form)', async () => {
+    const rows = await wire(`SELECT TIMESTAMPTZ '10000-01-01 00:00:00.25+00' AS x`);
+    expect(rows.map(([, text]) => text)).toEqual(['10000-01-01T00:00:00.25Z']);
   });
 });
