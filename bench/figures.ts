@@ -1,3 +1,4 @@
+import { REFERENCE_THREADS } from './reference.ts';
 import type { ScenarioResult } from './scenario.ts';
 import { atLeast, atMost, forRow, info, mustHold, type Figure } from './table.ts';
 
@@ -29,7 +30,7 @@ function scenario(r: ScenarioResult, unit: 'rows' | 'features', judged: { throug
     info(id, 'server CPU time (all threads)', r.serverCpuSeconds, 's'),
     info(id, 'bench client CPU time (receiving)', r.clientCpuSeconds, 's'),
     judged.rss ?? info(id, PEAK_RSS, r.peakRssMb, 'MB'),
-    info(id, 'DuckDB COPY wall time', r.referenceSeconds, 's'),
+    info(id, `DuckDB COPY wall time (${REFERENCE_THREADS} threads)`, r.referenceSeconds, 's'),
     judged.ratio,
     mustHold(id, `${unit} = X-Returned = DuckDB count = COPY rows`, r.rowsMatch),
     mustHold(id, 'status 200, transfer ended cleanly', r.complete),

@@ -5,6 +5,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { listParquet, quoteSql, readParquetSql, windowWhere } from './data.ts';
 import type { DayWindow } from './options.ts';
 
+/** Threads of the reference COPY: every core, as DuckDB uses by default. */
+export const REFERENCE_THREADS = os.availableParallelism();
+
 export interface ReferenceAsk {
   dataDir: string;
   dataset: string;
@@ -12,7 +15,7 @@ export interface ReferenceAsk {
   orderBy: readonly string[];
   window: DayWindow;
   format: 'csv' | 'json';
-  /** The server's own settings, so the comparison is engine against engine on equal terms. */
+  /** REFERENCE_THREADS in the bench; the server's memory limit. */
   threads: number;
   memoryLimit: string;
 }

@@ -14,7 +14,7 @@ import { freePort, startServer, type ServerProcess } from './server-process.ts';
 export interface ServerSetup {
   /** The environment without PORT: each server gets a fresh port. */
   env: Record<string, string>;
-  /** The server's own parse of `env`: the reference gets exactly the threads and memory limit the server resolves. */
+  /** The server's own parse of `env` (the reference COPY takes its memory limit). */
   config: Config;
   /** Keys in the registry; the first one is every single-client scenario's. */
   keys: string[];

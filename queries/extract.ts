@@ -3,7 +3,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
 import { compileCopy, compileRows, type Format, type QuerySpec } from './compile.ts';
 import { streamCopies } from './copy-stream.ts';
-import type { Engine } from './engine.ts';
+import type { Engine, Lease } from './engine.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
 import { resolveSources, type Sources } from './preflight.ts';
@@ -20,6 +20,8 @@ export interface ExtractContext {
   rowLimit: number;
   /** Rows per ordered query (partition group). */
   groupRows: number;
+  /** Groups written at once: on the request's connection, and on idle ones while there are. */
+  connectionsPerExtract: number;
   nowMs: number;
   /** Aborted on client disconnect or timeout: interrupts whatever query is running. */
   signal: AbortSignal;
@@ -103,11 +105,11 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       chunks: () => {
         if (state !== 'ready') throw new Error('extract already consumed');
         state = 'streaming';
-        // A second connection, only if one is idle, lets the next groups be written while one is sent.
-        const helper = groups.length > 1 && writesNatively(req) ? ctx.engine.tryAcquire() : null;
-        const connections = helper ? [lease.connection, helper.connection] : [lease.connection];
+        // Idle connections, only while nobody waits for one, let the next groups be written while one is sent.
+        const helpers = writesNatively(req) ? idleHelpers(ctx, Math.min(groups.length, ctx.connectionsPerExtract) - 1) : [];
+        const connections = [lease.connection, ...helpers.map((h) => h.connection)];
         const release = () => {
-          helper?.release();
+          for (const h of helpers) h.release();
           finish();
         };
         return withFinish(rowsOf(ctx, connections, spec, req, groups, cut, release), release);
@@ -119,6 +121,16 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     finish();
     throw e;
   }
+}
+
+function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
+  const helpers: Lease[] = [];
+  while (helpers.length < wanted) {
+    const helper = ctx.engine.tryAcquire();
+    if (!helper) break;
+    helpers.push(helper);
+  }
+  return helpers;
 }
 
 /** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB geometry) do not. */

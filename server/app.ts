@@ -94,6 +94,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       tempDir: await extractTempDir(config.tempDir),
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
+      connectionsPerExtract: config.extractConnections,
     },
   };
   installErrorHandling(app, metrics);
