@@ -21,11 +21,9 @@ export interface CopyPlan {
   onCopiesDone(): void;
 }
 
-async function copyGroup(c: DuckDBConnection, plan: CopyPlan, i: number, file: string): Promise<number> {
-  const q = plan.compile(i, file);
-  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
-  return Number(rows[0]?.[0] ?? -1);
-}
+const copyGroup = (c: DuckDBConnection, plan: CopyPlan, i: number, file: string): Promise<number> => copyInto(c, plan.compile(i, file));
+
+export const tempFileBase = (tempDir: string): string => path.join(tempDir, `extract-${randomUUID()}`);
 
 async function* readWhole(file: string, skip: number, signal: AbortSignal): AsyncGenerator<Buffer> {
   const size = (await stat(file)).size;
@@ -38,13 +36,28 @@ async function* readWhole(file: string, skip: number, signal: AbortSignal): Asyn
   if (read !== Math.max(0, size - skip)) throw new Error(`read ${read} of ${size - skip} bytes of a group file`);
 }
 
+/** A file already written by one COPY, sent whole and then removed (also when the transfer stops early). */
+export async function* streamWrittenFile(file: string, skipFirstBytes: number, signal: AbortSignal): AsyncGenerator<Buffer> {
+  try {
+    yield* readWhole(file, skipFirstBytes, signal);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** COPY into `file`: the number of rows written (a failed COPY throws). */
+export async function copyInto(c: DuckDBConnection, q: { sql: string; params: string[] }): Promise<number> {
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
+  return Number(rows[0]?.[0] ?? -1);
+}
+
 /**
  * Streams groups written by DuckDB's COPY into temp files, in order, while the following groups'
  * COPYs run (one per connection). Unlike stream(), a failed COPY throws, and COPY reports how many
  * rows it wrote: the sum must be the promised count, or the response is aborted.
  */
 export async function* streamCopies(plan: CopyPlan): AsyncGenerator<Buffer> {
-  const base = path.join(plan.tempDir, `extract-${randomUUID()}`);
+  const base = tempFileBase(plan.tempDir);
   const fileOf = (i: number) => `${base}-${i}.csv`;
   const width = plan.connections.length;
   const pending: Promise<number>[] = [];

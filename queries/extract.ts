@@ -1,8 +1,9 @@
+import { rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
 import { compileCopy, compileRows, type Format, type QuerySpec } from './compile.ts';
-import { streamCopies } from './copy-stream.ts';
+import { copyInto, streamCopies, streamWrittenFile, tempFileBase } from './copy-stream.ts';
 import type { Engine, Lease } from './engine.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
@@ -89,6 +90,8 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     };
     const parts = sources.partitions;
     ctx.signal.throwIfAborted();
+    const whole = singleCopyGroup(ctx, req, sources);
+    if (whole) return await copyWholeWindow(ctx, req, spec, sources, whole, lease.connection, finish);
     const byFile = await countByFile(lease.connection, spec, parts, req.window);
     const counts = parts.map((p) => p.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
     ctx.signal.throwIfAborted();
@@ -121,6 +124,53 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     finish();
     throw e;
   }
+}
+
+/**
+ * A window whose files hold no more rows than one group, and no more than ROW_LIMIT, needs neither
+ * a count nor a cut: null when that is not so (or the rows need JavaScript).
+ */
+function singleCopyGroup(ctx: ExtractContext, req: ExtractRequest, sources: Sources): FileGroup | null {
+  if (!writesNatively(req) || sources.fileRows === null || sources.fileRows > Math.min(ctx.rowLimit, ctx.groupRows)) return null;
+  const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
+  if (files.length === 0) return null;
+  return { files, presorted: sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path)) };
+}
+
+/**
+ * The whole window in one COPY, run before the response starts: COPY's own row count is what the
+ * response promises, a failure is still a status code, and the connection is free before the first
+ * byte. One statement where a larger window takes two or more.
+ */
+async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: QuerySpec, sources: Sources, group: FileGroup, c: DuckDBConnection, finish: () => void): Promise<Extract> {
+  const file = `${tempFileBase(ctx.tempDir)}.csv`;
+  const to = req.window?.to ?? null;
+  const rows = compileRows(spec, group.files, req.format, req.window?.from ?? null, to, null, group.presorted ? 'stored' : 'sort');
+  let returned: number;
+  try {
+    returned = await copyInto(c, compileCopy(rows, req.format, file, ctx.tempDir));
+  } catch (e) {
+    await rm(file, { force: true });
+    throw e;
+  }
+  finish();
+  let consumed = false;
+  return {
+    observation: sources.observation,
+    dataVersion: pageVersion(sources, { returned, to, limit: null, next: null }),
+    folderValue: sources.folderValue,
+    returned,
+    truncated: false,
+    next: null,
+    chunks: () => {
+      if (consumed) throw new Error('extract already consumed');
+      consumed = true;
+      return streamWrittenFile(file, req.format === 'geojson' ? 1 : 0, ctx.signal);
+    },
+    dispose: () => {
+      if (!consumed) void rm(file, { force: true });
+    },
+  };
 }
 
 function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {

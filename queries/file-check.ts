@@ -29,7 +29,7 @@ export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, 
  * `sorted`: the file's rows are stored in strictly ascending order key, so a query over it alone
  * (or over it and other such files of later partitions) needs no sort.
  */
-export type FileVerdict = { ok: true; footerHash: string; sorted: boolean } | { ok: false; problem: string };
+export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows: number | null } | { ok: false; problem: string };
 
 const MAX_CACHED = 200_000;
 
@@ -63,7 +63,7 @@ export class FileChecker {
       const schema = schemaProblem(d, actual);
       if (schema) return { ok: false, problem: schema };
       const rows = await this.inspectRows(c, d, f);
-      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted };
+      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted, rows: rows.count };
     } catch (e) {
       return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
     }
@@ -75,8 +75,8 @@ export class FileChecker {
    * columns only) finds whether the rows are stored in order: `lag() OVER ()` follows the file's
    * own row order, and any key that is null, repeated or smaller than the one before means "sort".
    */
-  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean }> {
-    if (!d.time || !f.partition) return { problem: null, sorted: false };
+  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean; count: number | null }> {
+    if (!d.time || !f.partition) return { problem: null, sorted: false, count: null };
     const keys = d.orderBy.map(ident);
     const previous = keys.map((_, i) => `p${i}`);
     // (previous keys) < (these keys) in order-key order, written out: faster than comparing ROW values.
@@ -84,11 +84,12 @@ export class FileChecker {
     const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (n > 1 AND NOT ${less(0)})`;
     const lags = keys.map((k, i) => `lag(${k}) OVER () AS ${previous[i]}`).join(', ');
     const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${lags}, row_number() OVER () AS n FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
-    const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT FROM (${rows})`;
-    const [min, max, unordered] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
+    const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT, count(*)::BIGINT FROM (${rows})`;
+    const [min, max, unordered, all] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
     const sorted = unordered === 0n;
-    if (min === null || max === null || min === undefined || max === undefined) return { problem: null, sorted };
+    const count = typeof all === 'bigint' ? Number(all) : null;
+    if (min === null || max === null || min === undefined || max === undefined) return { problem: null, sorted, count };
     const outside = min < f.partition.start || max >= f.partition.end;
-    return { problem: outside ? `rows outside the partition's time range` : null, sorted };
+    return { problem: outside ? `rows outside the partition's time range` : null, sorted, count };
   }
 }

@@ -28,6 +28,8 @@ export interface Sources {
   stationHashes: readonly string[];
   /** Listed files whose rows are stored in ascending order key (see FileVerdict). */
   sortedFiles: ReadonlySet<string>;
+  /** Rows in all listed files (not only inside the window), or null when a file's count is unknown. */
+  fileRows: number | null;
 }
 
 export interface CheckContext {
@@ -57,17 +59,19 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
-async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string> }> {
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null }> {
   const hashes = new Map<string, string>();
   const sorted = new Set<string>();
+  let rows: number | null = 0;
   for (const f of files) {
     ctx.signal.throwIfAborted();
     const verdict = await ctx.checker.check(ctx.connection, d, f);
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);
     if (verdict.sorted) sorted.add(f.path);
+    rows = rows === null || verdict.rows === null ? null : rows + verdict.rows;
   }
-  return { hashes, sorted };
+  return { hashes, sorted, rows };
 }
 
 /** Lists, prunes and checks what a request will read, before any byte of the response exists. */
@@ -79,7 +83,7 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window)
       : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
-  const { hashes: footerHashes, sorted: sortedFiles } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
   let stationHashes: string[] = [];
   if (req.needsStations) {
@@ -88,5 +92,5 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
   const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);
-  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles };
+  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows };
 }

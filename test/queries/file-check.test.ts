@@ -73,7 +73,7 @@ describe('FileChecker on real files', () => {
 
   it('accepts a matching file and returns its footer hash', async () => {
     const f = await file('good.parquet');
-    expect(await new FileChecker(dir).check(c, hotspots, f)).toEqual({ ok: true, footerHash: await hashFooter(f), sorted: false });
+    expect(await new FileChecker(dir).check(c, hotspots, f)).toEqual({ ok: true, footerHash: await hashFooter(f), sorted: false, rows: null });
   });
 
   it('accepts a file with extra columns', async () => {
@@ -133,7 +133,7 @@ describe('FileChecker on real files', () => {
 
     it('is sorted when (acquiredAtUtc, id) strictly ascends in file order, ties on time broken by id', async () => {
       const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T02:00:00Z')];
-      expect(await verdict(rows)).toMatchObject({ ok: true, sorted: true });
+      expect(await verdict(rows)).toMatchObject({ ok: true, sorted: true, rows: 3 });
     });
 
     it.each([

@@ -180,10 +180,11 @@ describe('ETag and If-None-Match', () => {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
-    // Without the tag the broken pages are read: the transfer breaks instead of ending short.
+    // Without the tag the broken pages are read (a small window is written whole before the
+    // response starts), and the service says it could not look.
     const fresh = await s.get(q);
-    expect(fresh.status).toBe(200);
-    await expect(fresh.arrayBuffer()).rejects.toThrow();
+    expect(fresh.status).toBe(503);
+    await fresh.arrayBuffer();
   });
 
   it('the tag depends on format and query, and changes with the data', async () => {

@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../datasets/hotspots.ts';
+import { Engine } from '../../queries/engine.ts';
+import { prepareExtract, type ExtractContext } from '../../queries/extract.ts';
+import { FileChecker } from '../../queries/file-check.ts';
+import { parseInstant } from '../../queries/instant.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+
+let dataDir: string;
+let engine: Engine;
+beforeAll(async () => {
+  dataDir = await tempDir();
+  await writeChain(dataDir, 'hotspots', CHAIN);
+  for (const day of ['01', '02', '03']) await writeBulkHotspots(path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`), `2025-07-${day}`, 1000, 2, 30);
+  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, '.tmp'), threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+});
+afterAll(() => engine.close());
+
+const context = (groupRows: number): ExtractContext => ({
+  engine,
+  checker: new FileChecker(dataDir),
+  dataDir,
+  tempDir: path.join(dataDir, '.tmp'),
+  rowLimit: 1_000_000,
+  groupRows,
+  connectionsPerExtract: 2,
+  nowMs: Date.parse('2025-08-03T07:00:00Z'),
+  signal: new AbortController().signal,
+});
+const window = { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-04')! };
+const request = { descriptor: hotspots, window, format: 'csv' as const, filters: [], folderValue: undefined, params: {} };
+
+async function body(chunks: AsyncGenerator<string | Buffer>): Promise<string> {
+  let text = '';
+  for await (const c of chunks) text += c.toString();
+  return text;
+}
+
+describe('prepareExtract', () => {
+  it('writes a window no larger than one group before answering: the connection is free before the first byte', async () => {
+    const extract = (await prepareExtract(context(5000), request))!;
+    expect(extract.returned).toBe(3000);
+    expect(engine.busy).toBe(0);
+    const text = await body(extract.chunks());
+    expect(text.trim().split('\n')).toHaveLength(3000);
+    extract.dispose();
+  });
+
+  it('streams a larger window group by group, holding its connection until the last group is written', async () => {
+    const extract = (await prepareExtract(context(1000), request))!;
+    expect(extract.returned).toBe(3000);
+    expect(engine.busy).toBe(1);
+    const text = await body(extract.chunks());
+    expect(engine.busy).toBe(0);
+    expect(text).toBe(await body((await prepareExtract(context(5000), request))!.chunks()));
+  });
+
+  it('removes the written file when the response never starts', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const extract = (await prepareExtract(context(5000), request))!;
+    expect((await readdir(path.join(dataDir, '.tmp'))).length).toBe(1);
+    extract.dispose();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await readdir(path.join(dataDir, '.tmp'))).toEqual([]);
+  });
+});
