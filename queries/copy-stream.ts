@@ -36,12 +36,20 @@ async function* readWhole(file: string, skip: number, signal: AbortSignal): Asyn
   if (read !== Math.max(0, size - skip)) throw new Error(`read ${read} of ${size - skip} bytes of a group file`);
 }
 
-/** A file already written by one COPY, sent whole and then removed (also when the transfer stops early). */
-export async function* streamWrittenFile(file: string, skipFirstBytes: number, signal: AbortSignal): AsyncGenerator<Buffer> {
+/**
+ * Files already written by COPY, sent whole in order and then removed (also when the transfer stops
+ * early). `skipFirstBytes` drops the start of the first file that has any bytes.
+ */
+export async function* streamWrittenFiles(files: readonly string[], skipFirstBytes: number, signal: AbortSignal): AsyncGenerator<Buffer> {
   try {
-    yield* readWhole(file, skipFirstBytes, signal);
+    let skip = skipFirstBytes;
+    for (const file of files) {
+      const size = (await stat(file)).size;
+      yield* readWhole(file, size > 0 ? skip : 0, signal);
+      if (size > 0) skip = 0;
+    }
   } finally {
-    await rm(file, { force: true });
+    await Promise.all(files.map((f) => rm(f, { force: true })));
   }
 }
 

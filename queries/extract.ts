@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
 import { compileCopy, compileRows, type Format, type QuerySpec } from './compile.ts';
-import { copyInto, streamCopies, streamWrittenFile, tempFileBase } from './copy-stream.ts';
+import { copyInto, streamCopies, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import type { Engine, Lease } from './engine.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
@@ -137,27 +137,64 @@ function singleCopyGroup(ctx: ExtractContext, req: ExtractRequest, sources: Sour
   return { files, presorted: sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path)) };
 }
 
+/** Below this many rows (estimated from the files' row counts) a window is not worth a second statement. */
+const SPLIT_MIN_ROWS = 10_000;
+
+/** Rows of the listed files that fall in the window, assuming they spread evenly over their partitions. */
+function estimatedRows(sources: Sources, w: Window): number {
+  const parts = sources.partitions;
+  if (sources.fileRows === null || parts.length === 0) return 0;
+  const [start, end] = [parts[0]!.start, parts.at(-1)!.end];
+  const from = w.from > start ? w.from : start;
+  const to = w.to < end ? w.to : end;
+  return to <= from || end <= start ? 0 : (sources.fileRows * Number(to - from)) / Number(end - start);
+}
+
+/** [from, to) cut into `n` consecutive slices of equal duration. */
+function timeSlices(w: Window, n: number): Window[] {
+  const step = (w.to - w.from) / BigInt(n);
+  return Array.from({ length: n }, (_, i) => ({ from: w.from + step * BigInt(i), to: i === n - 1 ? w.to : w.from + step * BigInt(i + 1) }));
+}
+
 /**
- * The whole window in one COPY, run before the response starts: COPY's own row count is what the
- * response promises, a failure is still a status code, and the connection is free before the first
- * byte. One statement where a larger window takes two or more.
+ * The whole window written before the response starts: COPY's own row counts are what the response
+ * promises, a failure is still a status code, and the connections are free before the first byte.
+ * A window with enough rows is cut into consecutive time slices written side by side on idle
+ * connections, so a one-day extract uses the cores a one-year extract does.
  */
 async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: QuerySpec, sources: Sources, group: FileGroup, c: DuckDBConnection, finish: () => void): Promise<Extract> {
-  const file = `${tempFileBase(ctx.tempDir)}.csv`;
-  const to = req.window?.to ?? null;
-  const rows = compileRows(spec, group.files, req.format, req.window?.from ?? null, to, null, group.presorted ? 'stored' : 'sort');
-  let returned: number;
+  const w = req.window;
+  const wanted = w && w.to - w.from > 1n && estimatedRows(sources, w) >= SPLIT_MIN_ROWS ? ctx.connectionsPerExtract - 1 : 0;
+  const helpers = idleHelpers(ctx, wanted);
+  const connections = [c, ...helpers.map((h) => h.connection)];
+  const slices = w ? timeSlices(w, connections.length) : [null];
+  const base = tempFileBase(ctx.tempDir);
+  const files = slices.map((_, i) => `${base}-${i}.csv`);
+  const order = group.presorted ? 'stored' : 'sort';
+  // The request's own connection is interrupted by prepareExtract on abort; the helpers here.
+  const interruptHelpers = () => helpers.forEach((h) => h.connection.interrupt());
+  ctx.signal.addEventListener('abort', interruptHelpers);
+  let returned = 0;
   try {
-    returned = await copyInto(c, compileCopy(rows, req.format, file, ctx.tempDir));
+    const copies = slices.map((slice, i) =>
+      copyInto(connections[i]!, compileCopy(compileRows(spec, group.files, req.format, slice?.from ?? null, slice?.to ?? null, null, order), req.format, files[i]!, ctx.tempDir)),
+    );
+    for (const settled of await Promise.allSettled(copies)) {
+      if (settled.status === 'rejected') throw settled.reason;
+      returned += settled.value;
+    }
   } catch (e) {
-    await rm(file, { force: true });
+    await Promise.all(files.map((f) => rm(f, { force: true })));
     throw e;
+  } finally {
+    ctx.signal.removeEventListener('abort', interruptHelpers);
+    for (const h of helpers) h.release();
   }
   finish();
   let consumed = false;
   return {
     observation: sources.observation,
-    dataVersion: pageVersion(sources, { returned, to, limit: null, next: null }),
+    dataVersion: pageVersion(sources, { returned, to: w?.to ?? null, limit: null, next: null }),
     folderValue: sources.folderValue,
     returned,
     truncated: false,
@@ -165,10 +202,10 @@ async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: Q
     chunks: () => {
       if (consumed) throw new Error('extract already consumed');
       consumed = true;
-      return streamWrittenFile(file, req.format === 'geojson' ? 1 : 0, ctx.signal);
+      return streamWrittenFiles(files, req.format === 'geojson' ? 1 : 0, ctx.signal);
     },
     dispose: () => {
-      if (!consumed) void rm(file, { force: true });
+      if (!consumed) for (const f of files) void rm(f, { force: true });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
@@ -59,11 +60,37 @@ describe('prepareExtract', () => {
   });
 
   it('removes the written file when the response never starts', async () => {
-    const { readdir } = await import('node:fs/promises');
     const extract = (await prepareExtract(context(5000), request))!;
     expect((await readdir(path.join(dataDir, '.tmp'))).length).toBe(1);
     extract.dispose();
     await new Promise((r) => setTimeout(r, 50));
     expect(await readdir(path.join(dataDir, '.tmp'))).toEqual([]);
+  });
+});
+
+describe('prepareExtract on a window worth splitting', () => {
+  it('writes consecutive time slices side by side and gives the same bytes as one statement', async () => {
+    const dir = await tempDir();
+    await writeChain(dir, 'hotspots', CHAIN);
+    await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', 24_000, 3, 7);
+    const own = await Engine.create({ dataDir: dir, tempDir: path.join(dir, '.tmp'), threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+    try {
+      const ctx = (connectionsPerExtract: number): ExtractContext => ({ ...context(100_000), engine: own, checker: new FileChecker(dir), dataDir: dir, tempDir: path.join(dir, '.tmp'), connectionsPerExtract });
+      const day = { ...request, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-02')! } };
+      for (const format of ['csv', 'geojson'] as const) {
+        const one = (await prepareExtract(ctx(1), { ...day, format }))!;
+        const three = (await prepareExtract(ctx(3), { ...day, format }))!;
+        expect(own.busy).toBe(0);
+        // One file for the single statement, three for the slices.
+        expect(await readdir(path.join(dir, '.tmp'))).toHaveLength(4);
+        expect([one.returned, three.returned]).toEqual([24_000, 24_000]);
+        const [a, b] = [await body(one.chunks()), await body(three.chunks())];
+        expect(b).toBe(a);
+        expect(a.startsWith(format === 'csv' ? '2025-07-01-00000000,' : '{"type":"Feature"')).toBe(true);
+      }
+      expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+    } finally {
+      own.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DATASETS } from '../../datasets/index.ts';
 import { groupFiles } from '../../queries/plan.ts';
 import type { Partition } from '../../queries/partitions.ts';
 
@@ -24,5 +25,11 @@ describe('groupFiles', () => {
     expect(groupFiles(parts, counts, null, 20, sorted).map((g) => g.presorted)).toEqual([true, true, false]);
     expect(groupFiles(parts, counts, null, 20, new Set(['a', 'c'])).map((g) => g.presorted)).toEqual([true, false, false]);
     expect(groupFiles(parts, counts, null, 10, sorted).map((g) => g.presorted)).toEqual([true, true, true, false, true]);
+  });
+});
+
+describe('descriptors', () => {
+  it('order every timed dataset by its time column first (partitions, groups and time slices are consecutive in order)', () => {
+    for (const d of DATASETS.filter((x) => x.time)) expect([d.name, d.orderBy[0]]).toEqual([d.name, d.time!.column]);
   });
 });
