@@ -33,6 +33,8 @@ export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows:
 
 const MAX_CACHED = 200_000;
 
+const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}`;
+
 /**
  * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced
  * or appended file is checked again, an unchanged one costs a map lookup. Failures are not cached:
@@ -45,14 +47,18 @@ export class FileChecker {
   constructor(private readonly dataDir: string) {}
 
   async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
-    const key = `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}`;
-    const hit = this.cache.get(key);
+    const hit = this.cache.get(cacheKey(d, f));
     if (hit) return hit;
     const verdict = await this.inspect(c, d, f);
-    if (!verdict.ok) return verdict;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(key, verdict);
+    this.remember(d, f, verdict);
     return verdict;
+  }
+
+  /** Keeps a verdict found elsewhere (the warm-up process) for the file exactly as it was listed there. */
+  remember(d: DatasetDescriptor, f: DataFile, verdict: FileVerdict): void {
+    if (!verdict.ok) return;
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(cacheKey(d, f), verdict);
   }
 
   private async inspect(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
@@ -81,9 +87,10 @@ export class FileChecker {
     const previous = keys.map((_, i) => `p${i}`);
     // (previous keys) < (these keys) in order-key order, written out: faster than comparing ROW values.
     const less = (i: number): string => (i === keys.length - 1 ? `${previous[i]} < ${keys[i]}` : `(${previous[i]} < ${keys[i]} OR (${previous[i]} = ${keys[i]} AND ${less(i + 1)}))`);
-    const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (n > 1 AND NOT ${less(0)})`;
+    // With every key non-null, a null lag marks the first row.
+    const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (${previous[0]} IS NOT NULL AND NOT ${less(0)})`;
     const lags = keys.map((k, i) => `lag(${k}) OVER () AS ${previous[i]}`).join(', ');
-    const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${lags}, row_number() OVER () AS n FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
+    const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${lags} FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
     const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT, count(*)::BIGINT FROM (${rows})`;
     const [min, max, unordered, all] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
     const sorted = unordered === 0n;

@@ -1,19 +1,17 @@
+import { fork } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
-import type { DatasetDescriptor } from '../datasets/index.ts';
+import { fileURLToPath } from 'node:url';
+import { DATASETS, type DatasetDescriptor } from '../datasets/index.ts';
 import type { Engine } from './engine.ts';
-import type { FileChecker } from './file-check.ts';
+import type { FileChecker, FileVerdict } from './file-check.ts';
 import { listFiles, listKeyValues, listPartitions, type DataFile } from './partitions.ts';
 
-const BATCH = 64;
-
-/** Waits for an idle connection without queueing ahead of requests; null once stopped. */
-async function idleLease(engine: Engine, stopped: () => boolean) {
-  for (;;) {
-    if (stopped()) return null;
-    const lease = engine.tryAcquire();
-    if (lease) return lease;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** What the warm-up process reports for each file it checked. */
+export interface CheckedFile {
+  dataset: string;
+  file: DataFile;
+  verdict: FileVerdict;
 }
 
 async function datasetFiles(dataDir: string, d: DatasetDescriptor): Promise<DataFile[]> {
@@ -27,36 +25,74 @@ async function datasetFiles(dataDir: string, d: DatasetDescriptor): Promise<Data
   return all;
 }
 
-/**
- * Checks every data file once at start, in the background, so the first request over a long
- * window finds its checks cached. A connection is taken only when one is idle and given back
- * between batches: requests always come first. Problems found here are reported again (as 503)
- * when a request touches the file; here they are only logged.
- */
-export async function warmFileChecks(
-  engine: Engine,
-  checker: FileChecker,
-  dataDir: string,
-  datasets: readonly DatasetDescriptor[],
-  log: (problem: { dataset: string; file: string; problem: string }) => void,
-  stopped: () => boolean,
-): Promise<number> {
+/** Checks every data file of `datasets` on one connection, reporting each verdict; the number checked. */
+export async function checkAllFiles(engine: Engine, checker: FileChecker, dataDir: string, datasets: readonly DatasetDescriptor[], report: (checked: CheckedFile) => void): Promise<number> {
+  const lease = await engine.acquire();
   let checked = 0;
-  for (const d of datasets) {
-    const files = await datasetFiles(dataDir, d).catch(() => []);
-    for (let i = 0; i < files.length; i += BATCH) {
-      const lease = await idleLease(engine, stopped);
-      if (!lease) return checked;
-      try {
-        for (const f of files.slice(i, i + BATCH)) {
-          const verdict = await checker.check(lease.connection, d, f);
-          if (!verdict.ok) log({ dataset: d.name, file: path.relative(dataDir, f.path), problem: verdict.problem });
-          checked++;
-        }
-      } finally {
-        lease.release();
+  try {
+    for (const d of datasets) {
+      for (const file of await datasetFiles(dataDir, d).catch(() => [])) {
+        report({ dataset: d.name, file, verdict: await checker.check(lease.connection, d, file) });
+        checked++;
       }
     }
+  } finally {
+    lease.release();
   }
   return checked;
+}
+
+export interface WarmChecksEvents {
+  problem(p: { dataset: string; file: string; problem: string }): void;
+  done(files: number): void;
+  failed(error: Error): void;
+}
+
+const WORKER = fileURLToPath(new URL('./warm-checks-process.ts', import.meta.url));
+
+/**
+ * Checks every data file once at start, in a short-lived child process at low priority, and keeps
+ * the good verdicts in `checker`: the first request over a long window finds its checks cached,
+ * and the memory that reading hundreds of files leaves behind in DuckDB and the C heap goes away
+ * with the child instead of staying in the server. Requests never wait for it; a file it has not
+ * reached yet is checked by the request itself. Problems are logged here and answered 503 when a
+ * request touches the file.
+ */
+export function warmChecksInChild(dataDir: string, tempDir: string, checker: FileChecker, events: WarmChecksEvents): { stop(): Promise<void> } {
+  const child = fork(WORKER, [dataDir, tempDir], {
+    execArgv: ['--import', import.meta.resolve('tsx')],
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
+  try {
+    if (child.pid !== undefined) os.setPriority(child.pid, 10);
+  } catch {
+    // Not allowed here: it still runs, at normal priority.
+  }
+  let finished = false;
+  let stopping = false;
+  child.on('message', (m: CheckedFile | { done: number }) => {
+    if ('done' in m) {
+      finished = true;
+      return events.done(m.done);
+    }
+    const d = DATASETS.find((x) => x.name === m.dataset);
+    if (!d) return;
+    if (m.verdict.ok) checker.remember(d, m.file, m.verdict);
+    else events.problem({ dataset: d.name, file: path.relative(dataDir, m.file.path), problem: m.verdict.problem });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    if (!finished && !stopping) events.failed(new Error(`warm-up process ended (code ${code}, signal ${signal}) ${stderr.trim().split('\n').at(-1) ?? ''}`));
+  });
+  child.once('error', (e) => events.failed(e));
+  return {
+    stop: async () => {
+      stopping = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

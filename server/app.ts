@@ -3,7 +3,7 @@ import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
-import { warmFileChecks } from '../queries/warm-checks.ts';
+import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
@@ -49,19 +49,13 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   });
 }
 
-function startWarmChecks(app: FastifyInstance, ctx: AppContext, engine: Engine) {
-  let stopped = false;
+function startWarmChecks(app: FastifyInstance, ctx: AppContext) {
   const started = Date.now();
-  const report = (p: { dataset: string; file: string; problem: string }) => app.log.warn(p, 'data file fails its check; windows touching it answer 503');
-  const run = warmFileChecks(engine, ctx.extract.checker, ctx.config.dataDir, DATASETS, report, () => stopped)
-    .then((n) => app.log.info({ files: n, ms: Date.now() - started }, 'data file checks warmed'))
-    .catch((e: unknown) => app.log.warn({ err: e }, 'warming data file checks stopped'));
-  return {
-    stop: async () => {
-      stopped = true;
-      await run;
-    },
-  };
+  return warmChecksInChild(ctx.config.dataDir, ctx.config.tempDir, ctx.extract.checker, {
+    problem: (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'),
+    done: (files) => app.log.info({ files, ms: Date.now() - started }, 'data file checks warmed'),
+    failed: (e) => app.log.warn({ err: e }, 'warming data file checks stopped'),
+  });
 }
 
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
@@ -107,7 +101,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   });
   registerOperationRoutes(app, context, engine);
   registerDocsRoute(app, context);
-  const warm = config.warmFileChecks ? startWarmChecks(app, context, engine) : null;
+  const warm = config.warmFileChecks ? startWarmChecks(app, context) : null;
   app.addHook('onClose', async () => {
     keys.stop();
     await warm?.stop();

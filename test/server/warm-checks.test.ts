@@ -1,7 +1,10 @@
-import { copyFile, truncate } from 'node:fs/promises';
+import { copyFile, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { hotspots } from '../../datasets/hotspots.ts';
+import { hashFooter } from '../../queries/footer.ts';
 import { waitFor } from '../helpers/http.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer } from '../helpers/server.ts';
@@ -23,6 +26,12 @@ describe('file checks warmed at start', () => {
       expect(line.files).toBe(8);
       expect(text).toContain('"file":"hotspots/date=2025-08-02/b.parquet"');
       expect(s.engine.busy).toBe(0);
+      // The verdicts found by the warm-up process are the server's own now: a listed file is a cache
+      // hit, answered without a connection (a check would need one and report the file unreadable).
+      const good = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+      const { size, mtimeMs } = await stat(good);
+      const cached = await s.context.extract.checker.check(null as unknown as DuckDBConnection, hotspots, { path: good, size, mtimeMs });
+      expect(cached).toMatchObject({ ok: true, footerHash: await hashFooter({ path: good, size, mtimeMs }), sorted: true });
       const r = await s.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv');
       expect(r.status).toBe(200);
       await r.arrayBuffer();

@@ -1,0 +1,17 @@
+// The warm-up child process (see warmChecksInChild): argv DATA_DIR TEMP_DIR; verdicts go to the parent over IPC.
+import { DATASETS } from '../datasets/index.ts';
+import { Engine } from './engine.ts';
+import { FileChecker } from './file-check.ts';
+import { checkAllFiles } from './warm-checks.ts';
+
+const [dataDir, tempDir] = process.argv.slice(2);
+if (!dataDir || !tempDir || !process.send) throw new Error('usage: warm-checks-process DATA_DIR TEMP_DIR (as a child process with IPC)');
+const send = process.send.bind(process);
+const engine = await Engine.create({ dataDir, tempDir, threads: 1, connections: 1, memoryLimit: '1GB', maxQueued: 0 });
+try {
+  const checked = await checkAllFiles(engine, new FileChecker(dataDir), dataDir, DATASETS, (m) => send(m));
+  send({ done: checked });
+} finally {
+  engine.close();
+  process.disconnect();
+}
