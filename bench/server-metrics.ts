@@ -35,18 +35,19 @@ export async function waitForMetricAtMost(baseUrl: string, name: string, target:
 }
 
 /**
- * Waits until no DuckDB connection has been busy for `quietMs` (polled every 100 ms), at most
- * `timeoutMs`: a server that has just started checks its data files in the background, and a
- * warm measurement should not share the engine with that. Returns the time waited.
+ * Waits until no DuckDB connection has been busy, and the start-up file checks have finished, for
+ * `quietMs` (polled every 100 ms), at most `timeoutMs`: a warm measurement should not share the
+ * machine with the checks, nor do them itself. Returns the time waited.
  */
 export async function waitForQuiet(baseUrl: string, quietMs = 500, timeoutMs = 30_000): Promise<number> {
   const started = performance.now();
   let quietSince = started;
   while (performance.now() - started < timeoutMs) {
     const busy = await readMetric(baseUrl, 'fire_api_duckdb_connections_busy');
+    const warming = (await readMetric(baseUrl, 'fire_api_file_checks_warming')) ?? 0;
     const now = performance.now();
     if (busy === null) return now - started;
-    if (busy > 0) quietSince = now;
+    if (busy > 0 || warming > 0) quietSince = now;
     else if (now - quietSince >= quietMs) return now - started;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -58,7 +58,7 @@ const WORKER = fileURLToPath(new URL('./warm-checks-process.ts', import.meta.url
  * reached yet is checked by the request itself. Problems are logged here and answered 503 when a
  * request touches the file.
  */
-export function warmChecksInChild(dataDir: string, tempDir: string, checker: FileChecker, events: WarmChecksEvents): { stop(): Promise<void> } {
+export function warmChecksInChild(dataDir: string, tempDir: string, checker: FileChecker, events: WarmChecksEvents): { running(): boolean; stop(): Promise<void> } {
   const child = fork(WORKER, [dataDir, tempDir], {
     execArgv: ['--import', import.meta.resolve('tsx')],
     serialization: 'advanced',
@@ -89,6 +89,7 @@ export function warmChecksInChild(dataDir: string, tempDir: string, checker: Fil
   });
   child.once('error', (e) => events.failed(e));
   return {
+    running: () => child.exitCode === null && child.signalCode === null,
     stop: async () => {
       stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

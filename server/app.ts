@@ -99,9 +99,9 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
-  registerOperationRoutes(app, context, engine);
-  registerDocsRoute(app, context);
   const warm = config.warmFileChecks ? startWarmChecks(app, context) : null;
+  registerOperationRoutes(app, context, engine, () => warm?.running() ?? false);
+  registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
     await warm?.stop();

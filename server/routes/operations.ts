@@ -16,7 +16,7 @@ async function datasetStatus(dataDir: string, name: string, nowMs: number) {
 }
 
 /** Operating endpoints: no key, no data. */
-export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, engine: Engine): void {
+export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, engine: Engine, warming: () => boolean): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     const nowMs = Date.now();
@@ -25,7 +25,12 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
   });
   app.get('/metrics', async (_request, reply) =>
     reply.type('text/plain; version=0.0.4').send(
-      ctx.metrics.render({ fire_api_duckdb_connections_busy: engine.busy, fire_api_duckdb_requests_queued: engine.queued }),
+      ctx.metrics.render({
+        fire_api_duckdb_connections_busy: engine.busy,
+        fire_api_duckdb_requests_queued: engine.queued,
+        // 1 while the start-up file checks run (WARM_FILE_CHECKS), 0 once they are done.
+        fire_api_file_checks_warming: warming() ? 1 : 0,
+      }),
     ),
   );
 }

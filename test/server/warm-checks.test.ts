@@ -21,6 +21,13 @@ describe('file checks warmed at start', () => {
     const s = await startServer(dir, { WARM_FILE_CHECKS: 'true', LOG_LEVEL: 'info' }, { logStream: logs });
     try {
       expect(await waitFor(() => text.includes('data file checks warmed'), 5000)).toBe(true);
+      // The child exits right after its last message; /metrics says so (a bench waits for it).
+      let metrics = '';
+      for (let i = 0; i < 100 && !metrics.includes('fire_api_file_checks_warming 0'); i++) {
+        metrics = await (await fetch(`${s.url}/metrics`)).text();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(metrics).toContain('fire_api_file_checks_warming 0');
       const line = JSON.parse(text.split('\n').find((l) => l.includes('data file checks warmed'))!);
       // 2 hotspot files + the bad one, 1 burnt-area, 2 fire-danger, 1 station and 1 reading file.
       expect(line.files).toBe(8);
