@@ -97,7 +97,9 @@ export async function withServer<T>(
   log: (line: string) => void,
   fn: (server: ServerProcess) => Promise<T>,
 ): Promise<Session<T>> {
-  const server = await startServer({ ...setup.env, PORT: String(await freePort()) }, bearer(setup.keys[0] ?? ''), options.nodeArgs ?? []);
+  // A cold server is cold: no start-up file checks racing its first request.
+  const env = options.warm ? setup.env : { ...setup.env, WARM_FILE_CHECKS: 'false' };
+  const server = await startServer({ ...env, PORT: String(await freePort()) }, bearer(setup.keys[0] ?? ''), options.nodeArgs ?? []);
   try {
     log(`server (${label}): pid ${server.pid} on ${server.baseUrl}, DuckDB threads ${setup.config.duckdbThreads}, connections ${setup.config.duckdbConnections}, memory limit ${setup.config.duckdbMemoryLimit}, ROW_LIMIT ${setup.env.ROW_LIMIT}`);
     const idleRssMb = readStatusMb(server.pid, 'VmRSS');

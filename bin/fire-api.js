@@ -7,8 +7,10 @@
 // until one ends. Its size is read once, when the pool first starts, so it is set here, before
 // anything can start it: this file is CommonJS (bin/package.json), loaded without the pool.
 if (!process.env.UV_THREADPOOL_SIZE) {
-  const connections = Number.parseInt(process.env.DUCKDB_CONNECTIONS ?? '', 10);
-  process.env.UV_THREADPOOL_SIZE = String(Math.max(16, (Number.isFinite(connections) ? connections : 0) + 8));
+  // DUCKDB_CONNECTIONS as server/config.ts reads it (default 2 × cores, at least 2).
+  const set = Number.parseInt(process.env.DUCKDB_CONNECTIONS ?? '', 10);
+  const connections = Number.isFinite(set) && set > 0 ? set : Math.max(2, require('node:os').availableParallelism() * 2);
+  process.env.UV_THREADPOOL_SIZE = String(Math.max(16, connections + 8));
 }
 
 import('./run-typescript.mjs').catch((error) => {

@@ -55,8 +55,9 @@ export async function* streamWrittenFiles(files: readonly string[], skipFirstByt
 
 /** COPY into `file`: the number of rows written (a failed COPY throws). */
 export async function copyInto(c: DuckDBConnection, q: { sql: string; params: string[] }): Promise<number> {
-  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
-  return Number(rows[0]?.[0] ?? -1);
+  const written = (await c.runAndReadAll(q.sql, q.params)).getRows()[0]?.[0];
+  if (typeof written !== 'bigint' && typeof written !== 'number') throw new Error('COPY reported no row count');
+  return Number(written);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Observation } from './chain.ts';
 import { compileCopy, compileRows, type Format, type QuerySpec } from './compile.ts';
 import { copyInto, streamCopies, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import type { Engine, Lease } from './engine.ts';
+import { DatasetUnavailableError } from './errors.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
 import { resolveSources, type Sources } from './preflight.ts';
@@ -177,12 +178,20 @@ async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: Q
   let returned = 0;
   try {
     const copies = slices.map((slice, i) =>
-      copyInto(connections[i]!, compileCopy(compileRows(spec, group.files, req.format, slice?.from ?? null, slice?.to ?? null, null, order), req.format, files[i]!, ctx.tempDir)),
+      copyInto(connections[i]!, compileCopy(compileRows(spec, group.files, req.format, slice?.from ?? null, slice?.to ?? null, null, order), req.format, files[i]!, ctx.tempDir)).catch((e: unknown) => {
+        // One slice failed: the others are wasted work (their connections are still ours here).
+        connections.forEach((other, j) => j !== i && other.interrupt());
+        throw e;
+      }),
     );
     for (const settled of await Promise.allSettled(copies)) {
       if (settled.status === 'rejected') throw settled.reason;
       returned += settled.value;
     }
+    // An interrupt that reached a statement while it was still being prepared is lost: look again.
+    ctx.signal.throwIfAborted();
+    // The file check counted at most this many rows; more means a file changed without its size or time changing.
+    if (returned > ctx.rowLimit) throw new DatasetUnavailableError(req.descriptor.name, 'files changed while they were read');
   } catch (e) {
     await Promise.all(files.map((f) => rm(f, { force: true })));
     throw e;

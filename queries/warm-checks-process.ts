@@ -6,11 +6,16 @@ import { checkAllFiles } from './warm-checks.ts';
 
 const [dataDir, tempDir] = process.argv.slice(2);
 if (!dataDir || !tempDir || !process.send) throw new Error('usage: warm-checks-process DATA_DIR TEMP_DIR (as a child process with IPC)');
-const send = process.send.bind(process);
+// Ctrl-C reaches the whole process group: the server stops this process itself when it closes.
+process.on('SIGINT', () => undefined);
+const send = (m: unknown) => new Promise<void>((resolve, reject) => process.send!(m, undefined, {}, (e) => (e ? reject(e) : resolve())));
 const engine = await Engine.create({ dataDir, tempDir, threads: 1, connections: 1, memoryLimit: '1GB', maxQueued: 0 });
 try {
-  const checked = await checkAllFiles(engine, new FileChecker(dataDir), dataDir, DATASETS, (m) => send(m));
-  send({ done: checked });
+  const pending: Promise<void>[] = [];
+  const checked = await checkAllFiles(engine, new FileChecker(dataDir), dataDir, DATASETS, (m) => void pending.push(send(m)));
+  await Promise.all(pending);
+  // Every verdict is handed over before the channel closes.
+  await send({ done: checked });
 } finally {
   engine.close();
   process.disconnect();

@@ -63,6 +63,8 @@ export function warmChecksInChild(dataDir: string, tempDir: string, checker: Fil
     execArgv: ['--import', import.meta.resolve('tsx')],
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // Nothing of the server's environment (keys' paths, NODE_OPTIONS such as --inspect) is needed.
+    env: {},
   });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
@@ -83,8 +85,9 @@ export function warmChecksInChild(dataDir: string, tempDir: string, checker: Fil
     if (m.verdict.ok) checker.remember(d, m.file, m.verdict);
     else events.problem({ dataset: d.name, file: path.relative(dataDir, m.file.path), problem: m.verdict.problem });
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('exit', (code, signal) => {
+  // 'close' comes after the last message has been handled ('exit' may come before).
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.once('close', (code, signal) => {
     if (!finished && !stopping) events.failed(new Error(`warm-up process ended (code ${code}, signal ${signal}) ${stderr.trim().split('\n').at(-1) ?? ''}`));
   });
   child.once('error', (e) => events.failed(e));

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
@@ -51,7 +52,8 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
 
 function startWarmChecks(app: FastifyInstance, ctx: AppContext) {
   const started = Date.now();
-  return warmChecksInChild(ctx.config.dataDir, ctx.config.tempDir, ctx.extract.checker, {
+  // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
+  return warmChecksInChild(ctx.config.dataDir, path.join(ctx.extract.tempDir, 'warm-checks'), ctx.extract.checker, {
     problem: (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'),
     done: (files) => app.log.info({ files, ms: Date.now() - started }, 'data file checks warmed'),
     failed: (e) => app.log.warn({ err: e }, 'warming data file checks stopped'),

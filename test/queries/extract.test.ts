@@ -94,3 +94,26 @@ describe('prepareExtract on a window worth splitting', () => {
     }
   });
 });
+
+describe('prepareExtract aborted while the whole window is written', () => {
+  it('rejects, returns every connection and leaves no file, wherever the abort lands', async () => {
+    const dir = await tempDir();
+    await writeChain(dir, 'hotspots', CHAIN);
+    await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', 60_000, 3, 1);
+    const own = await Engine.create({ dataDir: dir, tempDir: path.join(dir, '.tmp'), threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+    try {
+      const day = { ...request, format: 'geojson' as const, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-02')! } };
+      for (const afterMs of [0, 2, 5, 10]) {
+        const abort = new AbortController();
+        const ctx: ExtractContext = { ...context(100_000), engine: own, checker: new FileChecker(dir), dataDir: dir, tempDir: path.join(dir, '.tmp'), connectionsPerExtract: 3, signal: abort.signal };
+        const pending = prepareExtract(ctx, day);
+        setTimeout(() => abort.abort(new Error('client gone')), afterMs);
+        await expect(pending).rejects.toThrow();
+        expect(own.busy).toBe(0);
+        expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+      }
+    } finally {
+      own.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startServer, type ServerProcess } from '../../bench/server-process.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
@@ -14,7 +15,7 @@ afterAll(async () => {
 async function serve(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const base = { DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp-${port}`, KEYS_FILE: `${dataDir}/keys-${port}.json`, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', WARM_FILE_CHECKS: 'false' };
-  const { UV_THREADPOOL_SIZE: _, ...parent } = process.env;
+  const { UV_THREADPOOL_SIZE: _pool, DUCKDB_CONNECTIONS: _connections, ...parent } = process.env;
   const s = await startServer({ ...base, ...env }, {}, [], parent);
   started.push(s);
   return s;
@@ -34,6 +35,8 @@ describe('the I/O thread pool of a server started with fire-api', () => {
   it('is sized above the DuckDB connections, so busy queries do not stall file reads', async () => {
     expect(await poolLine(await serve({ DUCKDB_CONNECTIONS: '12' }))).toMatchObject({ level: 30, ioThreads: 20 });
     expect(await poolLine(await serve({ DUCKDB_CONNECTIONS: '2' }))).toMatchObject({ level: 30, ioThreads: 16 });
+    // The default connection count (2 × cores) is what the pool is sized for when none is set.
+    expect(await poolLine(await serve({}))).toMatchObject({ level: 30, ioThreads: Math.max(16, Math.max(2, os.availableParallelism() * 2) + 8) });
   });
 
   it('keeps an operator-set UV_THREADPOOL_SIZE, and warns when it is too small', async () => {
