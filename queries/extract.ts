@@ -190,8 +190,9 @@ async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: Q
     }
     // An interrupt that reached a statement while it was still being prepared is lost: look again.
     ctx.signal.throwIfAborted();
-    // The file check counted at most this many rows; more means a file changed without its size or time changing.
-    if (returned > ctx.rowLimit) throw new DatasetUnavailableError(req.descriptor.name, 'files changed while they were read');
+    // The file checks counted the files' rows (at most ROW_LIMIT, or this path is not taken): more
+    // means a file changed without its size or modification time changing.
+    if (returned > (sources.fileRows ?? 0)) throw new DatasetUnavailableError(req.descriptor.name, 'files changed while they were read');
   } catch (e) {
     await Promise.all(files.map((f) => rm(f, { force: true })));
     throw e;
