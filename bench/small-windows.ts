@@ -3,7 +3,9 @@ import { bearer } from './session.ts';
 import type { DayWindow } from './options.ts';
 import { randomInt, seededRandom } from './random.ts';
 import { readCpuSeconds, sampleRss } from './rss.ts';
-import { POOL_GAUGES, sampleMetrics } from './server-metrics.ts';
+import { POOL_GAUGES, readMetrics, sampleMetrics } from './server-metrics.ts';
+
+const CACHE_COUNTERS = ['fire_api_rows_cache_hits_total', 'fire_api_rows_cache_misses_total'];
 import type { ServerProcess } from './server-process.ts';
 
 const HOUR_MS = 3_600_000;
@@ -43,11 +45,15 @@ export interface SmallWindowsResult {
   /** Highest fire_api_duckdb_connections_busy and _requests_queued seen (250 ms polls). */
   maxBusy: number;
   maxQueued: number;
+  /** Requests of the measured run answered from the server's rows cache (a repeated hour), and not. */
+  cacheHits: number;
+  cacheMisses: number;
 }
 
 /**
- * Every request a different hour of the window (seeded, so runs repeat): the server cannot answer
- * from one warm partition, and every request goes through preflight, count and streaming.
+ * Every request a random hour of the window (seeded, so runs repeat): the server cannot answer
+ * from one warm partition. Every request goes through key, rate limit and preflight; an hour asked
+ * before may be answered from the server's rows cache, and the figures count how many were.
  */
 function hourPaths(ask: SmallWindowsAsk, seed: number): () => string {
   const random = seededRandom(seed);
@@ -77,6 +83,7 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
   const warmupSeconds = ask.seconds / 10;
   await fire(server, ask, warmupSeconds, 2);
   server.assertAlive();
+  const cacheBefore = await readMetrics(server.baseUrl, CACHE_COUNTERS);
   const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
   const clientBefore = process.cpuUsage();
   const sampler = sampleRss(server.pid);
@@ -85,6 +92,8 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
   const client = process.cpuUsage(clientBefore);
   const gauges = pool.stop();
   server.assertAlive();
+  const cacheAfter = await readMetrics(server.baseUrl, CACHE_COUNTERS);
+  const cacheDelta = (name: string) => (cacheAfter[name] ?? Number.NaN) - (cacheBefore[name] ?? Number.NaN);
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
   return {
     connections: ask.connections,
@@ -107,5 +116,7 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
     clientCpuSeconds: (client.user + client.system) / 1e6,
     maxBusy: gauges.fire_api_duckdb_connections_busy!,
     maxQueued: gauges.fire_api_duckdb_requests_queued!,
+    cacheHits: cacheDelta('fire_api_rows_cache_hits_total'),
+    cacheMisses: cacheDelta('fire_api_rows_cache_misses_total'),
   };
 }

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
@@ -11,6 +11,7 @@ import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './pl
 import { resolveSources, type Sources } from './preflight.ts';
 import { fingerprint } from './footer.ts';
 import { streamRows } from './row-stream.ts';
+import type { CachedRows, RowsCache } from './rows-cache.ts';
 import type { Window } from './window.ts';
 
 export interface ExtractContext {
@@ -27,6 +28,8 @@ export interface ExtractContext {
   nowMs: number;
   /** Aborted on client disconnect or timeout: interrupts whatever query is running. */
   signal: AbortSignal;
+  /** Rows of recent small responses by entity tag; null: off. */
+  rowsCache: RowsCache | null;
 }
 
 export interface ExtractRequest {
@@ -41,6 +44,8 @@ export interface ExtractRequest {
    * client's copy is current (If-None-Match), so no query runs and prepareExtract returns null.
    */
   isFresh?: (version: { dataVersion: string; folderValue: string | null }) => boolean;
+  /** The response's entity tag for this version: the key of its rows in the rows cache. */
+  cacheKey?: (version: { dataVersion: string; folderValue: string | null }) => string;
 }
 
 export interface Extract {
@@ -61,26 +66,39 @@ export interface Extract {
  * Null when `req.isFresh` says the client already holds this version.
  */
 export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract | null> {
-  const lease = await ctx.engine.acquire(ctx.signal);
+  // The connection is taken only when something needs DuckDB: a request answered from cached
+  // checks (304) or cached rows never waits for one.
+  let lease: Lease | null = null;
+  let leasing: Promise<Lease> | null = null;
+  const connection = async (): Promise<DuckDBConnection> => {
+    leasing ??= ctx.engine.acquire(ctx.signal).then((l) => (lease = l));
+    return (await leasing).connection;
+  };
   let state: 'ready' | 'streaming' | 'done' = 'ready';
   const interrupt = () => {
-    if (state !== 'done') lease.connection.interrupt();
+    if (state !== 'done') lease?.connection.interrupt();
   };
   ctx.signal.addEventListener('abort', interrupt);
   const finish = () => {
     state = 'done';
     ctx.signal.removeEventListener('abort', interrupt);
-    lease.release();
+    lease?.release();
   };
   try {
     const needsStations = req.format === 'geojson' && req.descriptor.geometry.kind === 'station';
     const sources = await resolveSources(
-      { dataDir: ctx.dataDir, checker: ctx.checker, connection: lease.connection, nowMs: ctx.nowMs, signal: ctx.signal },
+      { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal },
       { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
     );
     if (req.isFresh?.(sources)) {
       finish();
       return null;
+    }
+    const cacheKey = ctx.rowsCache && req.cacheKey && writesNatively(req) ? req.cacheKey(sources) : null;
+    const cached = cacheKey ? ctx.rowsCache!.get(cacheKey) : undefined;
+    if (cached) {
+      finish();
+      return fromMemory(sources, cached);
     }
     const spec: QuerySpec = {
       descriptor: req.descriptor,
@@ -91,12 +109,13 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     };
     const parts = sources.partitions;
     ctx.signal.throwIfAborted();
+    const c = await connection();
     const whole = singleCopyGroup(ctx, req, sources);
-    if (whole) return await copyWholeWindow(ctx, req, spec, sources, whole, lease.connection, finish);
-    const byFile = await countByFile(lease.connection, spec, parts, req.window);
+    if (whole) return await copyWholeWindow(ctx, req, spec, sources, whole, c, finish, cacheKey);
+    const byFile = await countByFile(c, spec, parts, req.window);
     const counts = parts.map((p) => p.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
     ctx.signal.throwIfAborted();
-    const cut = await findCut(lease.connection, spec, parts, counts, req.window, ctx.rowLimit);
+    const cut = await findCut(c, spec, parts, counts, req.window, ctx.rowLimit);
     const groups = groupFiles(parts, counts, cut.to, ctx.groupRows, sources.sortedFiles);
     ctx.signal.throwIfAborted();
     return {
@@ -111,7 +130,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
         state = 'streaming';
         // Idle connections, only while nobody waits for one, let the next groups be written while one is sent.
         const helpers = writesNatively(req) ? idleHelpers(ctx, Math.min(groups.length, ctx.connectionsPerExtract) - 1) : [];
-        const connections = [lease.connection, ...helpers.map((h) => h.connection)];
+        const connections = [c, ...helpers.map((h) => h.connection)];
         const release = () => {
           for (const h of helpers) h.release();
           finish();
@@ -163,7 +182,16 @@ function timeSlices(w: Window, n: number): Window[] {
  * A window with enough rows is cut into consecutive time slices written side by side on idle
  * connections, so a one-day extract uses the cores a one-year extract does.
  */
-async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: QuerySpec, sources: Sources, group: FileGroup, c: DuckDBConnection, finish: () => void): Promise<Extract> {
+async function copyWholeWindow(
+  ctx: ExtractContext,
+  req: ExtractRequest,
+  spec: QuerySpec,
+  sources: Sources,
+  group: FileGroup,
+  c: DuckDBConnection,
+  finish: () => void,
+  cacheKey: string | null,
+): Promise<Extract> {
   const w = req.window;
   const wanted = w && w.to - w.from > 1n && estimatedRows(sources, w) >= SPLIT_MIN_ROWS ? ctx.connectionsPerExtract - 1 : 0;
   const helpers = idleHelpers(ctx, wanted);
@@ -201,10 +229,20 @@ async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: Q
     for (const h of helpers) h.release();
   }
   finish();
+  const dataVersion = pageVersion(sources, { returned, to: w?.to ?? null, limit: null, next: null });
+  const skip = req.format === 'geojson' ? 1 : 0;
+  if (cacheKey && ctx.rowsCache?.admit(cacheKey)) {
+    const kept = await keepSmall(files, skip, ctx.rowsCache.maxEntryBytes);
+    if (kept) {
+      const rows = { bytes: kept, returned, dataVersion };
+      ctx.rowsCache.set(cacheKey, rows);
+      return fromMemory(sources, rows);
+    }
+  }
   let consumed = false;
   return {
     observation: sources.observation,
-    dataVersion: pageVersion(sources, { returned, to: w?.to ?? null, limit: null, next: null }),
+    dataVersion,
     folderValue: sources.folderValue,
     returned,
     truncated: false,
@@ -212,11 +250,36 @@ async function copyWholeWindow(ctx: ExtractContext, req: ExtractRequest, spec: Q
     chunks: () => {
       if (consumed) throw new Error('extract already consumed');
       consumed = true;
-      return streamWrittenFiles(files, req.format === 'geojson' ? 1 : 0, ctx.signal);
+      return streamWrittenFiles(files, skip, ctx.signal);
     },
     dispose: () => {
       if (!consumed) for (const f of files) void rm(f, { force: true });
     },
+  };
+}
+
+/** The written files as one buffer (files removed), or null when they hold more than `maxBytes`. */
+async function keepSmall(files: readonly string[], skip: number, maxBytes: number): Promise<Buffer | null> {
+  const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
+  if (sizes.reduce((a, b) => a + b, 0) > maxBytes) return null;
+  const bytes = Buffer.concat(await Promise.all(files.map((f) => readFile(f))));
+  await Promise.all(files.map((f) => rm(f, { force: true })));
+  return bytes.subarray(Math.min(skip, bytes.length));
+}
+
+/** A response whose rows are already in memory: no connection, nothing to clean up. */
+function fromMemory(sources: Sources, rows: CachedRows): Extract {
+  return {
+    observation: sources.observation,
+    dataVersion: rows.dataVersion,
+    folderValue: sources.folderValue,
+    returned: rows.returned,
+    truncated: false,
+    next: null,
+    chunks: async function* () {
+      if (rows.bytes.length > 0) yield rows.bytes;
+    },
+    dispose: () => undefined,
   };
 }
 

@@ -46,6 +46,11 @@ export class FileChecker {
 
   constructor(private readonly dataDir: string) {}
 
+  /** The verdict already found for this file as listed, without reading it. */
+  cached(d: DatasetDescriptor, f: DataFile): FileVerdict | undefined {
+    return this.cache.get(cacheKey(d, f));
+  }
+
   async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
     const hit = this.cache.get(cacheKey(d, f));
     if (hit) return hit;

@@ -35,7 +35,8 @@ export interface Sources {
 export interface CheckContext {
   dataDir: string;
   checker: FileChecker;
-  connection: DuckDBConnection;
+  /** A connection, asked for only when a file's check is not cached yet. */
+  connection: () => Promise<DuckDBConnection>;
   nowMs: number;
   /** DuckDB forgets an interrupt sent between statements: each step checks the request is still wanted. */
   signal: AbortSignal;
@@ -65,7 +66,7 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
   let rows: number | null = 0;
   for (const f of files) {
     ctx.signal.throwIfAborted();
-    const verdict = await ctx.checker.check(ctx.connection, d, f);
+    const verdict = ctx.checker.cached(d, f) ?? (await ctx.checker.check(await ctx.connection(), d, f));
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);
     if (verdict.sorted) sorted.add(f.path);

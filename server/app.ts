@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
+import { RowsCache } from '../queries/rows-cache.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
 import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
@@ -91,6 +92,8 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
       connectionsPerExtract: config.extractConnections,
+      // Responses up to 4 MB (a busy hour of GeoJSON is about 3 MB), at most an eighth of the cache each.
+      rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
     },
   };
   installErrorHandling(app, metrics);

@@ -27,7 +27,7 @@ export class Metrics {
     this.abortedStreams++;
   }
 
-  render(gauges: Record<string, number>): string {
+  render(gauges: Record<string, number>, counters: Record<string, number> = {}): string {
     const out: string[] = [];
     const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     family('fire_api_responses_total', 'counter', 'HTTP responses by route and status');
@@ -42,6 +42,10 @@ export class Metrics {
     out.push(`fire_api_rate_limit_store_errors_total ${this.rateLimitStoreErrors}`);
     for (const [name, v] of Object.entries(gauges)) {
       family(name, 'gauge', name.replaceAll('_', ' '));
+      out.push(`${name} ${v}`);
+    }
+    for (const [name, v] of Object.entries(counters)) {
+      family(name, 'counter', name.replaceAll('_', ' '));
       out.push(`${name} ${v}`);
     }
     return out.join('\n') + '\n';

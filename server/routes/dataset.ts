@@ -5,7 +5,7 @@ import { csvHeader } from '../../queries/compile.ts';
 import { prepareExtract, type Extract } from '../../queries/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
-import { freshness } from '../etag.ts';
+import { entityTag, freshness } from '../etag.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { requestSignal, toProblem } from '../request-signal.ts';
@@ -45,7 +45,16 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
     const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
-    const req = { descriptor: d, window: q.window, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh };
+    const req = {
+      descriptor: d,
+      window: q.window,
+      format: q.format,
+      filters: q.filters,
+      folderValue: q.folderValue,
+      params: q.params,
+      isFresh: fresh.isFresh,
+      cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
+    };
     const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);

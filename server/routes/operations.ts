@@ -30,6 +30,10 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         fire_api_duckdb_requests_queued: engine.queued,
         // 1 while the start-up file checks run (WARM_FILE_CHECKS), 0 once they are done.
         fire_api_file_checks_warming: warming() ? 1 : 0,
+        fire_api_rows_cache_bytes: ctx.extract.rowsCache?.size ?? 0,
+      }, {
+        fire_api_rows_cache_hits_total: ctx.extract.rowsCache?.hits ?? 0,
+        fire_api_rows_cache_misses_total: ctx.extract.rowsCache?.misses ?? 0,
       }),
     ),
   );

@@ -30,6 +30,7 @@ const context = (groupRows: number): ExtractContext => ({
   connectionsPerExtract: 2,
   nowMs: Date.parse('2025-08-03T07:00:00Z'),
   signal: new AbortController().signal,
+  rowsCache: null,
 });
 const window = { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-04')! };
 const request = { descriptor: hotspots, window, format: 'csv' as const, filters: [], folderValue: undefined, params: {} };
