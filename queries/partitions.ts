@@ -72,6 +72,14 @@ export function partitionRange(kind: 'date' | 'month', key: string): { start: In
   return { start, end: BigInt(d.getTime()) * 1000n };
 }
 
+/** Sub-folders of `dir` named like partitions (`date=...`) whose key is not a valid one: never read. */
+export async function malformedPartitionFolders(dir: string, d: DatasetDescriptor): Promise<string[]> {
+  const time = d.time;
+  if (!time) return [];
+  const keys = await listKeyValues(dir, time.partition, d.name);
+  return keys.filter((key) => partitionRange(time.partition, key) === null).map((key) => `${time.partition}=${key}`);
+}
+
 /** Partitions of `dir` overlapping the window, in time order, with their data files. */
 export async function listPartitions(dir: string, d: DatasetDescriptor, window: Window): Promise<Partition[]> {
   const time = d.time;

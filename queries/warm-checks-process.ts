@@ -12,7 +12,8 @@ const send = (m: unknown) => new Promise<void>((resolve, reject) => process.send
 const engine = await Engine.create({ dataDir, tempDir, threads: 1, connections: 1, memoryLimit: '1GB', maxQueued: 0 });
 try {
   const pending: Promise<void>[] = [];
-  const checked = await checkAllFiles(engine, new FileChecker(dataDir), dataDir, DATASETS, (m) => void pending.push(send(m)));
+  const forward = (m: unknown) => void pending.push(send(m));
+  const checked = await checkAllFiles(engine, new FileChecker(dataDir), dataDir, DATASETS, forward, forward);
   await Promise.all(pending);
   // Every verdict is handed over before the channel closes.
   await send({ done: checked });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DATASETS, type DatasetDescriptor } from '../datasets/index.ts';
 import type { Engine } from './engine.ts';
 import type { FileChecker, FileVerdict } from './file-check.ts';
-import { listFiles, listKeyValues, listPartitions, type DataFile } from './partitions.ts';
+import { listFiles, listKeyValues, listPartitions, malformedPartitionFolders, type DataFile } from './partitions.ts';
 
 /** What the warm-up process reports for each file it checked. */
 export interface CheckedFile {
@@ -14,24 +14,41 @@ export interface CheckedFile {
   verdict: FileVerdict;
 }
 
-async function datasetFiles(dataDir: string, d: DatasetDescriptor): Promise<DataFile[]> {
+/** A partition folder the listing skips because its name is not a valid partition key. */
+export interface SkippedFolder {
+  dataset: string;
+  folder: string;
+}
+
+async function datasetFiles(dataDir: string, d: DatasetDescriptor, skipped: (s: SkippedFolder) => void): Promise<DataFile[]> {
   const dir = path.join(dataDir, d.name);
   const dirs = d.folderChoice ? (await listKeyValues(dir, d.folderChoice.key, d.name)).map((v) => path.join(dir, `${d.folderChoice!.key}=${v}`)) : [dir];
   const all: DataFile[] = [];
   for (const sub of dirs) {
     if (!d.time) all.push(...(await listFiles(sub, d.name)));
     else for (const p of await listPartitions(sub, d, { from: -(2n ** 62n), to: 2n ** 62n })) all.push(...p.files);
+    for (const folder of await malformedPartitionFolders(sub, d)) skipped({ dataset: d.name, folder: path.relative(dataDir, path.join(sub, folder)) });
   }
   return all;
 }
 
-/** Checks every data file of `datasets` on one connection, reporting each verdict; the number checked. */
-export async function checkAllFiles(engine: Engine, checker: FileChecker, dataDir: string, datasets: readonly DatasetDescriptor[], report: (checked: CheckedFile) => void): Promise<number> {
+/**
+ * Checks every data file of `datasets` on one connection, reporting each verdict and each folder
+ * the listing skips (a malformed partition name is otherwise silent); the number of files checked.
+ */
+export async function checkAllFiles(
+  engine: Engine,
+  checker: FileChecker,
+  dataDir: string,
+  datasets: readonly DatasetDescriptor[],
+  report: (checked: CheckedFile) => void,
+  skipped: (s: SkippedFolder) => void = () => undefined,
+): Promise<number> {
   const lease = await engine.acquire();
   let checked = 0;
   try {
     for (const d of datasets) {
-      for (const file of await datasetFiles(dataDir, d).catch(() => [])) {
+      for (const file of await datasetFiles(dataDir, d, skipped).catch(() => [])) {
         report({ dataset: d.name, file, verdict: await checker.check(lease.connection, d, file) });
         checked++;
       }
@@ -44,6 +61,7 @@ export async function checkAllFiles(engine: Engine, checker: FileChecker, dataDi
 
 export interface WarmChecksEvents {
   problem(p: { dataset: string; file: string; problem: string }): void;
+  skipped(s: SkippedFolder): void;
   done(files: number): void;
   failed(error: Error): void;
 }
@@ -75,11 +93,12 @@ export function warmChecksInChild(dataDir: string, tempDir: string, checker: Fil
   }
   let finished = false;
   let stopping = false;
-  child.on('message', (m: CheckedFile | { done: number }) => {
+  child.on('message', (m: CheckedFile | SkippedFolder | { done: number }) => {
     if ('done' in m) {
       finished = true;
       return events.done(m.done);
     }
+    if ('folder' in m) return events.skipped(m);
     const d = DATASETS.find((x) => x.name === m.dataset);
     if (!d) return;
     if (m.verdict.ok) checker.remember(d, m.file, m.verdict);

@@ -56,6 +56,7 @@ function startWarmChecks(app: FastifyInstance, ctx: AppContext) {
   // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
   return warmChecksInChild(ctx.config.dataDir, path.join(ctx.extract.tempDir, 'warm-checks'), ctx.extract.checker, {
     problem: (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'),
+    skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
     done: (files) => app.log.info({ files, ms: Date.now() - started }, 'data file checks warmed'),
     failed: (e) => app.log.warn({ err: e }, 'warming data file checks stopped'),
   });

@@ -1,4 +1,4 @@
-import { copyFile, stat, truncate } from 'node:fs/promises';
+import { copyFile, mkdir, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -15,6 +15,9 @@ describe('file checks warmed at start', () => {
     const bad = path.join(dir, 'hotspots/date=2025-08-02/b.parquet');
     await copyFile(path.join(dir, 'hotspots/date=2025-08-02/a.parquet'), bad);
     await truncate(bad, 100);
+    // A folder the listing never reads (the month lacks its leading zero): said once at start.
+    await mkdir(path.join(dir, 'hotspots/date=2025-8-1'));
+    await copyFile(path.join(dir, 'hotspots/date=2025-08-01/a.parquet'), path.join(dir, 'hotspots/date=2025-8-1/a.parquet'));
     const logs = new PassThrough();
     let text = '';
     logs.on('data', (c: Buffer) => (text += c.toString()));
@@ -32,6 +35,8 @@ describe('file checks warmed at start', () => {
       // 2 hotspot files + the bad one, 1 burnt-area, 2 fire-danger, 1 station and 1 reading file.
       expect(line.files).toBe(8);
       expect(text).toContain('"file":"hotspots/date=2025-08-02/b.parquet"');
+      const skipped = text.split('\n').find((l) => l.includes('"folder":"hotspots/date=2025-8-1"'));
+      expect(skipped).toMatch(/not a valid partition key/);
       expect(s.engine.busy).toBe(0);
       // The verdicts found by the warm-up process are the server's own now: a listed file is a cache
       // hit, answered without a connection (a check would need one and report the file unreadable).
