@@ -87,7 +87,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
   try {
     const needsStations = req.format === 'geojson' && req.descriptor.geometry.kind === 'station';
     const sources = await resolveSources(
-      { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal },
+      { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx, ctx.connectionsPerExtract - 1) },
       { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
     );
     if (req.isFresh?.(sources)) {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATIONS_DATASET, type DatasetDescriptor } from '../datasets/index.ts';
 import { readChain, type Observation } from './chain.ts';
+import type { Lease } from './engine.ts';
 import { DataParameterError, DatasetUnavailableError } from './errors.ts';
 import type { FileChecker } from './file-check.ts';
 import { fingerprint } from './footer.ts';
@@ -40,6 +41,26 @@ export interface CheckContext {
   nowMs: number;
   /** DuckDB forgets an interrupt sent between statements: each step checks the request is still wanted. */
   signal: AbortSignal;
+  /** Idle connections lent for checking many files at once; the caller's leases, released here. */
+  borrowIdle?: () => Lease[];
+}
+
+/**
+ * Checks files nobody has checked yet on the request's connection and on idle ones side by side
+ * (a cold window of a year is hundreds of checks). Verdicts land in the checker's cache; failures
+ * are not cached, so the caller's own pass finds and reports them.
+ */
+async function checkUncached(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<void> {
+  const unchecked = files.filter((f) => !ctx.checker.cached(d, f));
+  if (unchecked.length < 2 || !ctx.borrowIdle) return;
+  const first = await ctx.connection();
+  const helpers = ctx.borrowIdle();
+  let next = 0;
+  const worker = async (c: DuckDBConnection) => {
+    while (next < unchecked.length && !ctx.signal.aborted) await ctx.checker.check(c, d, unchecked[next++]!);
+  };
+  // Every worker is awaited, failed or not, before the helpers go back: none is mid-statement then.
+  await Promise.allSettled([first, ...helpers.map((h) => h.connection)].map(worker)).finally(() => helpers.forEach((h) => h.release()));
 }
 
 async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ dir: string; observation: Observation }> {
@@ -64,6 +85,7 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
   const hashes = new Map<string, string>();
   const sorted = new Set<string>();
   let rows: number | null = 0;
+  await checkUncached(ctx, d, files);
   for (const f of files) {
     ctx.signal.throwIfAborted();
     const verdict = ctx.checker.cached(d, f) ?? (await ctx.checker.check(await ctx.connection(), d, f));
