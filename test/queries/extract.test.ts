@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
@@ -116,5 +116,20 @@ describe('prepareExtract aborted while the whole window is written', () => {
     } finally {
       own.close();
     }
+  });
+});
+
+describe('prepareExtract on a cold window', () => {
+  it('checks its files on idle connections too, returns them all, and keeps every verdict', async () => {
+    const checker = new FileChecker(dataDir);
+    const extract = (await prepareExtract({ ...context(5000), checker, connectionsPerExtract: 3 }, request))!;
+    expect(engine.busy).toBe(0);
+    expect(extract.returned).toBe(3000);
+    for (const day of ['01', '02', '03']) {
+      const file = path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`);
+      const { size, mtimeMs } = await stat(file);
+      expect(checker.cached(hotspots, { path: file, size, mtimeMs })).toMatchObject({ ok: true, rows: 1000 });
+    }
+    extract.dispose();
   });
 });
