@@ -164,10 +164,18 @@ const SPLIT_MIN_ROWS = 10_000;
 function estimatedRows(sources: Sources, w: Window): number {
   const parts = sources.partitions;
   if (sources.fileRows === null || parts.length === 0) return 0;
-  const [start, end] = [parts[0]!.start, parts.at(-1)!.end];
-  const from = w.from > start ? w.from : start;
-  const to = w.to < end ? w.to : end;
-  return to <= from || end <= start ? 0 : (sources.fileRows * Number(to - from)) / Number(end - start);
+  const span = parts.at(-1)!.end - parts[0]!.start;
+  const covered = overlap(w, sources);
+  return span <= 0n ? 0 : (sources.fileRows * Number(covered.to - covered.from)) / Number(span);
+}
+
+/** The part of the window the listed partitions cover (the window itself when none is listed). */
+function overlap(w: Window, sources: Sources): Window {
+  const parts = sources.partitions;
+  if (parts.length === 0) return w;
+  const from = parts[0]!.start > w.from ? parts[0]!.start : w.from;
+  const to = parts.at(-1)!.end < w.to ? parts.at(-1)!.end : w.to;
+  return from < to ? { from, to } : w;
 }
 
 /** [from, to) cut into `n` consecutive slices of equal duration. */
@@ -196,7 +204,9 @@ async function copyWholeWindow(
   const wanted = w && w.to - w.from > 1n && estimatedRows(sources, w) >= SPLIT_MIN_ROWS ? ctx.connectionsPerExtract - 1 : 0;
   const helpers = idleHelpers(ctx, wanted);
   const connections = [c, ...helpers.map((h) => h.connection)];
-  const slices = w ? timeSlices(w, connections.length) : [null];
+  // Every row lies inside its partition (checked), so slicing only where window and partitions
+  // overlap loses nothing and keeps a wide window over a little data from leaving slices empty.
+  const slices = w ? timeSlices(overlap(w, sources), connections.length) : [null];
   const base = tempFileBase(ctx.tempDir);
   const files = slices.map((_, i) => `${base}-${i}.csv`);
   const order = group.presorted ? 'stored' : 'sort';

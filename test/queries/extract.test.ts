@@ -90,6 +90,14 @@ describe('prepareExtract on a window worth splitting', () => {
         expect(a.startsWith(format === 'csv' ? '2025-07-01-00000000,' : '{"type":"Feature"')).toBe(true);
       }
       expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+
+      // A month's window over one day of data is sliced where the data can be, not over the month.
+      const month = { ...request, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-08-01')! } };
+      const wide = (await prepareExtract(ctx(3), month))!;
+      const sizes = await Promise.all((await readdir(path.join(dir, '.tmp'))).map(async (f) => (await stat(path.join(dir, '.tmp', f))).size));
+      expect(sizes).toHaveLength(3);
+      expect(sizes.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+      expect(await body(wide.chunks())).toBe(await body((await prepareExtract(ctx(1), month))!.chunks()));
     } finally {
       own.close();
     }
