@@ -4,7 +4,7 @@ import { STATIONS_DATASET, type DatasetDescriptor } from '../datasets/index.ts';
 import { readChain, type Observation } from './chain.ts';
 import type { Lease } from './engine.ts';
 import { DataParameterError, DatasetUnavailableError } from './errors.ts';
-import type { FileChecker } from './file-check.ts';
+import type { FileChecker, FileVerdict } from './file-check.ts';
 import { fingerprint } from './footer.ts';
 import { listFiles, listKeyValues, listPartitions, type DataFile, type Partition } from './partitions.ts';
 import type { Window } from './window.ts';
@@ -46,21 +46,28 @@ export interface CheckContext {
 }
 
 /**
- * Checks files nobody has checked yet on the request's connection and on idle ones side by side
- * (a cold window of a year is hundreds of checks). Verdicts land in the checker's cache; failures
- * are not cached, so the caller's own pass finds and reports them.
+ * Verdicts for files nobody has checked yet, on the request's connection and, for more than one,
+ * on idle ones side by side (a cold window of a year is hundreds of checks). Stops handing out
+ * files at the first failure or abort.
  */
-async function checkUncached(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<void> {
-  const unchecked = files.filter((f) => !ctx.checker.cached(d, f));
-  if (unchecked.length < 2 || !ctx.borrowIdle) return;
-  const first = await ctx.connection();
-  const helpers = ctx.borrowIdle();
+async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<(FileVerdict | undefined)[]> {
+  const verdicts: (FileVerdict | undefined)[] = [];
+  const connections = [await ctx.connection()];
+  const helpers = files.length > 1 && ctx.borrowIdle ? ctx.borrowIdle() : [];
+  connections.push(...helpers.map((h) => h.connection));
   let next = 0;
+  let failed = false;
   const worker = async (c: DuckDBConnection) => {
-    while (next < unchecked.length && !ctx.signal.aborted) await ctx.checker.check(c, d, unchecked[next++]!);
+    while (next < files.length && !failed && !ctx.signal.aborted) {
+      const i = next++;
+      verdicts[i] = await ctx.checker.check(c, d, files[i]!);
+      failed ||= !verdicts[i]!.ok;
+    }
   };
-  // Every worker is awaited, failed or not, before the helpers go back: none is mid-statement then.
-  await Promise.allSettled([first, ...helpers.map((h) => h.connection)].map(worker)).finally(() => helpers.forEach((h) => h.release()));
+  // Every worker is awaited before the helpers go back: none is mid-statement then.
+  await Promise.allSettled(connections.map(worker)).finally(() => helpers.forEach((h) => h.release()));
+  ctx.signal.throwIfAborted();
+  return verdicts;
 }
 
 async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ dir: string; observation: Observation }> {
@@ -82,18 +89,25 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
 async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null }> {
+  ctx.signal.throwIfAborted();
+  const verdicts = files.map((f) => ctx.checker.cached(d, f));
+  const missing = files.flatMap((f, i) => (verdicts[i] ? [] : [i]));
+  if (missing.length > 0) {
+    const found = await checkMissing(ctx, d, missing.map((i) => files[i]!));
+    missing.forEach((i, k) => (verdicts[i] = found[k]));
+  }
   const hashes = new Map<string, string>();
   const sorted = new Set<string>();
   let rows: number | null = 0;
-  await checkUncached(ctx, d, files);
-  for (const f of files) {
-    ctx.signal.throwIfAborted();
-    const verdict = ctx.checker.cached(d, f) ?? (await ctx.checker.check(await ctx.connection(), d, f));
+  files.forEach((f, i) => {
+    const verdict = verdicts[i];
+    // Files are handed out in order, so any left unchecked come after the failure reported here first.
+    if (!verdict) throw new Error(`file check of ${path.relative(ctx.dataDir, f.path)} did not finish`);
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);
     if (verdict.sorted) sorted.add(f.path);
     rows = rows === null || verdict.rows === null ? null : rows + verdict.rows;
-  }
+  });
   return { hashes, sorted, rows };
 }
 
