@@ -69,32 +69,41 @@ describe('prepareExtract', () => {
   });
 });
 
+/** A data folder of its own: one day of `rows` hotspots, an engine of three connections. */
+async function oneDay(rows: number, stepSeconds: number) {
+  const dir = await tempDir();
+  const temp = path.join(dir, '.tmp');
+  await writeChain(dir, 'hotspots', CHAIN);
+  await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', rows, 3, stepSeconds);
+  const own = await Engine.create({ dataDir: dir, tempDir: temp, threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+  const ctx = (over: Partial<ExtractContext>): ExtractContext => ({ ...context(100_000), engine: own, checker: new FileChecker(dir), dataDir: dir, tempDir: temp, ...over });
+  const tempFiles = async () => (await readdir(temp)).map((f) => path.join(temp, f));
+  return { own, ctx, tempFiles };
+}
+
 describe('prepareExtract on a window worth splitting', () => {
   it('writes consecutive time slices side by side and gives the same bytes as one statement', async () => {
-    const dir = await tempDir();
-    await writeChain(dir, 'hotspots', CHAIN);
-    await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', 24_000, 3, 7);
-    const own = await Engine.create({ dataDir: dir, tempDir: path.join(dir, '.tmp'), threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+    const { own, ctx: withConnections, tempFiles } = await oneDay(24_000, 7);
     try {
-      const ctx = (connectionsPerExtract: number): ExtractContext => ({ ...context(100_000), engine: own, checker: new FileChecker(dir), dataDir: dir, tempDir: path.join(dir, '.tmp'), connectionsPerExtract });
+      const ctx = (connectionsPerExtract: number) => withConnections({ connectionsPerExtract });
       const day = { ...request, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-02')! } };
       for (const format of ['csv', 'geojson'] as const) {
         const one = (await prepareExtract(ctx(1), { ...day, format }))!;
         const three = (await prepareExtract(ctx(3), { ...day, format }))!;
         expect(own.busy).toBe(0);
         // One file for the single statement, three for the slices.
-        expect(await readdir(path.join(dir, '.tmp'))).toHaveLength(4);
+        expect(await tempFiles()).toHaveLength(4);
         expect([one.returned, three.returned]).toEqual([24_000, 24_000]);
         const [a, b] = [await body(one.chunks()), await body(three.chunks())];
         expect(b).toBe(a);
         expect(a.startsWith(format === 'csv' ? '2025-07-01-00000000,' : '{"type":"Feature"')).toBe(true);
       }
-      expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+      expect(await tempFiles()).toEqual([]);
 
       // A month's window over one day of data is sliced where the data can be, not over the month.
       const month = { ...request, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-08-01')! } };
       const wide = (await prepareExtract(ctx(3), month))!;
-      const sizes = await Promise.all((await readdir(path.join(dir, '.tmp'))).map(async (f) => (await stat(path.join(dir, '.tmp', f))).size));
+      const sizes = await Promise.all((await tempFiles()).map(async (f) => (await stat(f)).size));
       expect(sizes).toHaveLength(3);
       expect(sizes.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
       expect(await body(wide.chunks())).toBe(await body((await prepareExtract(ctx(1), month))!.chunks()));
@@ -106,20 +115,16 @@ describe('prepareExtract on a window worth splitting', () => {
 
 describe('prepareExtract aborted while the whole window is written', () => {
   it('rejects, returns every connection and leaves no file, wherever the abort lands', async () => {
-    const dir = await tempDir();
-    await writeChain(dir, 'hotspots', CHAIN);
-    await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-07-01/a.parquet'), '2025-07-01', 60_000, 3, 1);
-    const own = await Engine.create({ dataDir: dir, tempDir: path.join(dir, '.tmp'), threads: 1, connections: 3, memoryLimit: '1GB', maxQueued: 8 });
+    const { own, ctx: withOptions, tempFiles } = await oneDay(60_000, 1);
     try {
       const day = { ...request, format: 'geojson' as const, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-02')! } };
       for (const afterMs of [0, 2, 5, 10]) {
         const abort = new AbortController();
-        const ctx: ExtractContext = { ...context(100_000), engine: own, checker: new FileChecker(dir), dataDir: dir, tempDir: path.join(dir, '.tmp'), connectionsPerExtract: 3, signal: abort.signal };
-        const pending = prepareExtract(ctx, day);
+        const pending = prepareExtract(withOptions({ connectionsPerExtract: 3, signal: abort.signal }), day);
         setTimeout(() => abort.abort(new Error('client gone')), afterMs);
         await expect(pending).rejects.toThrow();
         expect(own.busy).toBe(0);
-        expect(await readdir(path.join(dir, '.tmp'))).toEqual([]);
+        expect(await tempFiles()).toEqual([]);
       }
     } finally {
       own.close();
