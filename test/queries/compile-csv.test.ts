@@ -9,20 +9,14 @@ import { col, DATASETS, fileColumns, wireColumns } from '../../datasets/index.ts
 import { compileRows, csvHeader } from '../../queries/compile.ts';
 import { hotspot, tempDir } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
-import { at, csvText, openDuck, parseCsv, spec, writeFixtures } from './compile-fixtures.ts';
+import { csvText, FROM, openFixtures, parseCsv, spec, TO } from './compile-fixtures.ts';
 
 let instance: DuckDBInstance;
 let c: DuckDBConnection;
 let dataDir: string;
 let files: Record<string, string[]>;
-beforeAll(async () => {
-  ({ instance, c } = await openDuck());
-  ({ dataDir, files } = await writeFixtures());
-});
+beforeAll(async () => ({ instance, c, dataDir, files } = await openFixtures()));
 afterAll(() => instance.closeSync());
-
-const FROM = at('2025-08-01');
-const TO = at('2025-08-02');
 const hotspotCsv = (conn: DuckDBConnection) => csvText(conn, compileRows(spec(hotspots, dataDir), files.hotspots!, 'csv', FROM, TO, null));
 
 const PLAIN_LINES = [

@@ -76,6 +76,15 @@ export function spec(descriptor: DatasetDescriptor, dataDir: string, over: Parti
   return { descriptor, dataDir, filters: [], params: {}, stationFiles: null, ...over };
 }
 
+/** The window most compile tests ask for: the first day of the fixtures. */
+export const FROM = at('2025-08-01');
+export const TO = at('2025-08-02');
+
+/** A DuckDB connection and the fixture files, for a whole test file. */
+export async function openFixtures(): Promise<{ instance: DuckDBInstance; c: DuckDBConnection; dataDir: string; files: Record<string, string[]> }> {
+  return { ...(await openDuck()), ...(await writeFixtures()) };
+}
+
 export async function openDuck(): Promise<{ instance: DuckDBInstance; c: DuckDBConnection }> {
   const instance = await DuckDBInstance.create(':memory:');
   return { instance, c: await instance.connect() };

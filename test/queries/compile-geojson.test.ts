@@ -7,20 +7,14 @@ import { DATASETS, wireColumns, type DatasetDescriptor } from '../../datasets/in
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { compileRows, type QuerySpec } from '../../queries/compile.ts';
-import { at, features, HOSTILE, openDuck, spec, SQUARE, writeFixtures } from './compile-fixtures.ts';
+import { features, FROM, HOSTILE, openFixtures, spec, SQUARE, TO } from './compile-fixtures.ts';
 
 let instance: DuckDBInstance;
 let c: DuckDBConnection;
 let dataDir: string;
 let files: Record<string, string[]>;
-beforeAll(async () => {
-  ({ instance, c } = await openDuck());
-  ({ dataDir, files } = await writeFixtures());
-});
+beforeAll(async () => ({ instance, c, dataDir, files } = await openFixtures()));
 afterAll(() => instance.closeSync());
-
-const FROM = at('2025-08-01');
-const TO = at('2025-08-02');
 
 function run(d: DatasetDescriptor, over: Partial<QuerySpec> = {}) {
   const window = d.time ? [FROM, TO] as const : [null, null] as const;
