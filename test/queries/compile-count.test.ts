@@ -4,17 +4,16 @@ import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { compileCount, compileCountByFile, compileRows, compileTimeAt } from '../../queries/compile.ts';
 import { formatInstant } from '../../queries/instant.ts';
-import { at, openDuck, rows, spec, writeFixtures } from './compile-fixtures.ts';
+import { at, openFixtures, rows, spec } from './compile-fixtures.ts';
 
 let instance: DuckDBInstance;
 let c: DuckDBConnection;
 let dataDir: string;
 let files: string[];
 beforeAll(async () => {
-  ({ instance, c } = await openDuck());
-  const fixtures = await writeFixtures();
-  dataDir = fixtures.dataDir;
-  files = fixtures.files.hotspots!;
+  const f = await openFixtures();
+  ({ instance, c, dataDir } = f);
+  files = f.files.hotspots!;
 });
 afterAll(() => instance.closeSync());
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { formatInstant } from '../../queries/instant.ts';
 import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString, timestampText } from '../../queries/sql.ts';
-import { openDuck, writeFixtures } from './compile-fixtures.ts';
+import { openDuck, openFixtures } from './compile-fixtures.ts';
 
 const DATA = '/srv/fire/data';
 
@@ -38,9 +38,8 @@ describe('readParquet runs against real files', () => {
   let dataDir: string;
   let stationFiles: string[];
   beforeAll(async () => {
-    ({ instance, c } = await openDuck());
-    const f = await writeFixtures();
-    dataDir = f.dataDir;
+    const f = await openFixtures();
+    ({ instance, c, dataDir } = f);
     stationFiles = f.files['sensor-stations']!;
   });
   afterAll(() => instance.closeSync());
