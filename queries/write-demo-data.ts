@@ -2,7 +2,7 @@
 // (datasets/demo/) say what to write; this file only moves rows through DuckDB: a staging
 // table per partition, one ordered COPY per file, and the _chain.json per dataset.
 
-import { mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { buildDemoPlans, chainFile, type DemoOptions } from '../datasets/demo/demo-plans.ts';
@@ -14,6 +14,7 @@ import {
   type StageColumn,
   type StageValue,
 } from '../datasets/demo/plan.ts';
+import { writeFileAtomic } from './atomic-file.ts';
 
 export interface WriteDemoDataOptions extends DemoOptions {
   outDir: string;
@@ -76,7 +77,7 @@ async function writeDataset(
     }
     files += 1;
   }
-  await writeAtomically(path.join(datasetDir, '_chain.json'), `${JSON.stringify(chainFile(opts.end, opts.seed, rows, files), null, 2)}\n`);
+  await writeFileAtomic(path.join(datasetDir, '_chain.json'), `${JSON.stringify(chainFile(opts.end, opts.seed, rows, files), null, 2)}\n`);
   const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
   onProgress?.(`${plan.dataset}: ${rows.toLocaleString('en')} rows in ${files} files, ${seconds} s`);
   return { dataset: plan.dataset, rows, files };
@@ -157,12 +158,6 @@ async function removeIfEmpty(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const hidden = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
-  await writeFile(hidden, text);
-  await rename(hidden, file);
 }
 
 /** COPY TO takes no bound parameter for its target, so the path is quoted as a literal. */

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { open, rename, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
+import { writeFileAtomic } from '../../queries/atomic-file.ts';
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -83,11 +84,5 @@ export async function sha256File(file: string): Promise<{ bytes: number; sha256:
   return { bytes, sha256: hash.digest('hex') };
 }
 
-/** Write to a temporary name, sync, rename: a reader sees the old file or the new one, never half. */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  const tmp = `${file}.tmp`;
-  await writeFile(tmp, JSON.stringify(value, null, 2) + '\n');
-  const handle = await open(tmp, 'r');
-  await handle.sync().finally(() => handle.close());
-  await rename(tmp, file);
-}
+/** JSON (indented, final newline) written atomically: see writeFileAtomic. */
+export const writeJsonAtomic = (file: string, value: unknown): Promise<void> => writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../queries/atomic-file.ts';
 
 const Timestamp = z.string().datetime({ offset: true });
 
@@ -56,18 +56,8 @@ async function lock(file: string): Promise<() => Promise<void>> {
   }
 }
 
-/** Write to a temporary name and rename: readers see the old file or the new one, never half of one. */
-async function writeAtomically(file: string, data: RegistryFile): Promise<void> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(data, null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
-}
+/** Owner-only: the registry holds no secret, but who holds a key is nobody else's business. */
+const writeAtomically = (file: string, data: RegistryFile): Promise<void> => writeFileAtomic(file, JSON.stringify(data, null, 2) + '\n', 0o600);
 
 /** Read, change and write the registry under the lock; returns what `change` returned. */
 export async function updateRegistry<T>(file: string, change: (r: RegistryFile) => T): Promise<T> {
