@@ -32,7 +32,7 @@ async function poolLine(s: ServerProcess): Promise<Record<string, unknown>> {
 }
 
 describe('the I/O thread pool of a server started with fire-api', () => {
-  it('is sized above the DuckDB connections, so busy queries do not stall file reads', async () => {
+  it('is set to the DuckDB connections + 8 (at least 16) when the operator did not set it', async () => {
     expect(await poolLine(await serve({ DUCKDB_CONNECTIONS: '12' }))).toMatchObject({ level: 30, ioThreads: 20 });
     expect(await poolLine(await serve({ DUCKDB_CONNECTIONS: '2' }))).toMatchObject({ level: 30, ioThreads: 16 });
     // The default connection count (2 × cores) is what the pool is sized for when none is set.
