@@ -21,12 +21,10 @@ export interface CopyPlan {
   onCopiesDone(): void;
 }
 
-const copyGroup = (c: DuckDBConnection, plan: CopyPlan, i: number, file: string): Promise<number> => copyInto(c, plan.compile(i, file));
-
 export const tempFileBase = (tempDir: string): string => path.join(tempDir, `extract-${randomUUID()}`);
 
-async function* readWhole(file: string, skip: number, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const size = (await stat(file)).size;
+async function* readWhole(file: string, skip: number, signal: AbortSignal, knownSize?: number): AsyncGenerator<Buffer> {
+  const size = knownSize ?? (await stat(file)).size;
   let read = 0;
   if (size > skip) for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 1 << 18 })) {
     signal.throwIfAborted();
@@ -45,7 +43,7 @@ export async function* streamWrittenFiles(files: readonly string[], skipFirstByt
     let skip = skipFirstBytes;
     for (const file of files) {
       const size = (await stat(file)).size;
-      yield* readWhole(file, size > 0 ? skip : 0, signal);
+      yield* readWhole(file, size > 0 ? skip : 0, signal, size);
       if (size > 0) skip = 0;
     }
   } finally {
@@ -72,7 +70,7 @@ export async function* streamCopies(plan: CopyPlan): AsyncGenerator<Buffer> {
   const pending: Promise<number>[] = [];
   const start = (i: number) => {
     if (i >= plan.groups) return;
-    pending[i] = copyGroup(plan.connections[i % width]!, plan, i, fileOf(i));
+    pending[i] = copyInto(plan.connections[i % width]!, plan.compile(i, fileOf(i)));
     // Later groups may fail while an earlier file is still going out; each is awaited (and its
     // error thrown) in turn, so mark it handled now or Node treats it as unhandled.
     pending[i]!.catch(() => undefined);
