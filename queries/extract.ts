@@ -250,22 +250,15 @@ async function copyWholeWindow(
     }
   }
   let consumed = false;
-  return {
-    observation: sources.observation,
-    dataVersion,
-    folderValue: sources.folderValue,
-    returned,
-    truncated: false,
-    next: null,
-    chunks: () => {
-      if (consumed) throw new Error('extract already consumed');
-      consumed = true;
-      return streamWrittenFiles(files, skip, ctx.signal);
-    },
-    dispose: () => {
-      if (!consumed) for (const f of files) void rm(f, { force: true });
-    },
+  const chunks = () => {
+    if (consumed) throw new Error('extract already consumed');
+    consumed = true;
+    return streamWrittenFiles(files, skip, ctx.signal);
   };
+  const dispose = () => {
+    if (!consumed) for (const f of files) void rm(f, { force: true });
+  };
+  return wholeWindow(sources, { returned, dataVersion }, chunks, dispose);
 }
 
 /** The written files as one buffer (files removed), or null when they hold more than `maxBytes`. */
@@ -277,20 +270,17 @@ async function keepSmall(files: readonly string[], skip: number, maxBytes: numbe
   return bytes.subarray(Math.min(skip, bytes.length));
 }
 
+/** A whole window's response: nothing cut, nothing to continue. */
+function wholeWindow(sources: Sources, rows: { returned: number; dataVersion: string }, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
+  return { observation: sources.observation, folderValue: sources.folderValue, ...rows, truncated: false, next: null, chunks, dispose };
+}
+
 /** A response whose rows are already in memory: no connection, nothing to clean up. */
 function fromMemory(sources: Sources, rows: CachedRows): Extract {
-  return {
-    observation: sources.observation,
-    dataVersion: rows.dataVersion,
-    folderValue: sources.folderValue,
-    returned: rows.returned,
-    truncated: false,
-    next: null,
-    chunks: async function* () {
-      if (rows.bytes.length > 0) yield rows.bytes;
-    },
-    dispose: () => undefined,
+  const chunks = async function* () {
+    if (rows.bytes.length > 0) yield rows.bytes;
   };
+  return wholeWindow(sources, { returned: rows.returned, dataVersion: rows.dataVersion }, chunks, () => undefined);
 }
 
 function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
