@@ -24,6 +24,16 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * `interactive`: a request before its first byte (checks, counts, a whole small window): served
+ * first. `bulk`: the next group of a long extract already streaming: served only when no
+ * interactive request waits, and never on the last connection (the reserved lane), so small
+ * windows are not starved behind big extracts and no set of extracts takes every connection.
+ */
+export type Lane = 'interactive' | 'bulk';
+
+type Waiter = (c: DuckDBConnection | null) => void;
+
 /** Settings applied once; lock_configuration then makes them unchangeable by any later statement. */
 function lockdownStatements(o: EngineOptions): string[] {
   const dirs = [path.resolve(o.dataDir) + '/', path.resolve(o.tempDir) + '/'].map((d) => `'${d.replaceAll("'", "''")}'`);
@@ -43,7 +53,10 @@ function lockdownStatements(o: EngineOptions): string[] {
 /** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
-  private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
+  private readonly waiters: Waiter[] = [];
+  /** Streaming extracts waiting to write their next group; they never count against DUCKDB_QUEUE_MAX. */
+  private readonly bulkWaiters: Waiter[] = [];
+  private bulkBusy = 0;
   private closed = false;
 
   private constructor(
@@ -75,34 +88,55 @@ export class Engine {
     return this.waiters.length;
   }
 
+  /** Streaming extracts waiting for a connection to write their next group. */
+  get queuedBulk(): number {
+    return this.bulkWaiters.length;
+  }
+
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
     const idle = this.idle.pop();
-    if (idle) return this.lease(idle);
+    if (idle) return this.lease(idle, 'interactive');
     if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
-    return this.lease(await this.wait(signal));
+    return this.lease(await this.wait(this.waiters, signal), 'interactive');
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
-  tryAcquire(): Lease | null {
-    if (this.closed || this.waiters.length > 0) return null;
+  tryAcquire(lane: Lane = 'interactive'): Lease | null {
+    if (this.closed || this.waiters.length > 0 || (lane === 'bulk' && !this.bulkMayTake())) return null;
     const connection = this.idle.pop();
-    return connection ? this.lease(connection) : null;
+    if (!connection) return null;
+    if (lane === 'bulk') this.bulkBusy++;
+    return this.lease(connection, lane);
   }
 
-  private lease(connection: DuckDBConnection): Lease {
+  /** A connection for the next group of a streaming extract: waits behind every interactive request, never refused. */
+  async acquireBulk(signal?: AbortSignal): Promise<Lease> {
+    if (this.closed) throw new Error('engine closed');
+    const now = this.tryAcquire('bulk');
+    return now ?? this.lease(await this.wait(this.bulkWaiters, signal), 'bulk');
+  }
+
+  /** Bulk work leaves one connection (when there are two or more) to requests before their first byte. */
+  private bulkMayTake(): boolean {
+    return this.bulkBusy < Math.max(1, this.size - 1);
+  }
+
+  /** Bulk leases are counted by whoever hands them out (tryAcquire, giveBack). */
+  private lease(connection: DuckDBConnection, lane: Lane): Lease {
     let released = false;
     return {
       connection,
       release: () => {
         if (released) return;
         released = true;
+        if (lane === 'bulk') this.bulkBusy--;
         this.giveBack(connection);
       },
     };
   }
 
-  private wait(signal?: AbortSignal): Promise<DuckDBConnection> {
+  private wait(queue: Waiter[], signal?: AbortSignal): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
       const waiter = (c: DuckDBConnection | null) => {
         signal?.removeEventListener('abort', onAbort);
@@ -110,27 +144,32 @@ export class Engine {
         else reject(new Error('engine closed'));
       };
       const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
         reject(signal?.reason ?? new Error('aborted'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      queue.push(waiter);
     });
   }
 
+  /** Interactive waiters first; a bulk waiter only within the bulk lane's share. */
   private giveBack(c: DuckDBConnection): void {
     if (this.closed) return;
-    const next = this.waiters.shift();
-    if (next) next(c);
-    else this.idle.push(c);
+    const interactive = this.waiters.shift();
+    if (interactive) return interactive(c);
+    const bulk = this.bulkMayTake() ? this.bulkWaiters.shift() : undefined;
+    if (!bulk) return void this.idle.push(c);
+    // Counted at hand-off, not when the waiter wakes: a second release in the same tick must see it.
+    this.bulkBusy++;
+    bulk(c);
   }
 
   close(): void {
     this.closed = true;
     // Nobody waiting for a connection is left hanging once the engine is gone.
-    for (const waiter of this.waiters.splice(0)) waiter(null);
+    for (const waiter of [...this.waiters.splice(0), ...this.bulkWaiters.splice(0)]) waiter(null);
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
   }
