@@ -83,6 +83,8 @@ describe('capacity belongs to the engine, not to the clients’ networks', () =>
       const budget = s.context.extract.tempBudget;
       try {
         expect(budget.usedBytes).toBeGreaterThan(0);
+        const metrics = await (await fetch(`${s.url}/metrics`)).text();
+        expect(Number(/^fire_api_temp_reserved_bytes (\d+)$/m.exec(metrics)?.[1])).toBe(budget.usedBytes);
         // A paused client cannot see the cut until it reads again: watch the server give everything back.
         expect(await waitFor(() => budget.usedBytes === 0, 15_000)).toBe(true);
         expect(performance.now() - since).toBeGreaterThanOrEqual(1400);
