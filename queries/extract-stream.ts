@@ -58,8 +58,8 @@ export function streamedExtract(ctx: ExtractContext, req: ExtractRequest, plan: 
         write: plan.writesNatively
           ? (i, c, target) => copyInto(c, compileCopy(rows(groups[i]!), req.format, target, ctx.tempDir))
           : (i, c, target) => writeFeatureRows(c, rows(groups[i]!), target),
-        waitLease: (signal) => ctx.engine.acquireBulk(signal),
-        tryLease: () => ctx.engine.tryAcquire('bulk'),
+        waitLease: (signal) => ctx.engine.acquireBulk(ctx.owner ?? '', signal),
+        tryLease: () => ctx.engine.tryAcquireBulk(ctx.owner ?? ''),
         // Rows encoded in JavaScript share one thread: a second group in flight would only add memory.
         maxInFlight: plan.writesNatively ? ctx.connectionsPerExtract : 1,
         aheadBytes: ctx.aheadBytes,

@@ -38,6 +38,8 @@ export interface ExtractContext {
   aheadBytes: number;
   /** Marks the engine working for this request (its QUERY_TIMEOUT_MS runs); returns the stop. */
   engineWork?: () => () => void;
+  /** Who asked (the key id): one client's extracts never take every connection their groups may use. */
+  owner?: string;
 }
 
 export interface ExtractRequest {

@@ -56,7 +56,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
     };
     const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
-    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork }, req).catch((e: unknown) => {
+    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
     preflightDone();

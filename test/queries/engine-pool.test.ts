@@ -139,7 +139,7 @@ describe('Engine lanes', () => {
     const e = await engine(2);
     const held = [await e.acquire(), await e.acquire()];
     const order: string[] = [];
-    const bulk = e.acquireBulk().then((l) => (order.push('bulk'), l));
+    const bulk = e.acquireBulk('a').then((l) => (order.push('bulk'), l));
     await tick();
     const small = e.acquire().then((l) => (order.push('small'), l));
     await tick();
@@ -152,10 +152,10 @@ describe('Engine lanes', () => {
 
   it('bulk work never takes the last connection: one stays for requests before their first byte', async () => {
     const e = await engine(3);
-    const bulk = [await e.acquireBulk(), await e.acquireBulk()];
-    expect(e.tryAcquire('bulk')).toBeNull();
+    const bulk = [await e.acquireBulk('a'), await e.acquireBulk('b')];
+    expect(e.tryAcquireBulk('c')).toBeNull();
     let third: Lease | null = null;
-    void e.acquireBulk().then((l) => (third = l), () => undefined);
+    void e.acquireBulk('c').then((l) => (third = l), () => undefined);
     await tick();
     expect([e.busy, e.queuedBulk, third]).toEqual([2, 1, null]);
     // The reserved connection is still there for an interactive request.
@@ -173,13 +173,29 @@ describe('Engine lanes', () => {
     const e = await engine(1, 0);
     const held = await e.acquire();
     const abort = new AbortController();
-    const waiting = e.acquireBulk(abort.signal);
+    const waiting = e.acquireBulk('a', abort.signal);
     await expect(e.acquire()).rejects.toBeInstanceOf(EngineBusyError);
     expect(e.queuedBulk).toBe(1);
     abort.abort(new Error('client gone'));
     await expect(waiting).rejects.toThrow('client gone');
     expect(e.queuedBulk).toBe(0);
     held.release();
+    expect(e.busy).toBe(0);
+  });
+
+  it("one client's groups leave a bulk connection to the others, who are served first when one is freed", async () => {
+    const e = await engine(4);
+    const mine = [await e.acquireBulk('a'), await e.acquireBulk('a')];
+    expect(e.tryAcquireBulk('a')).toBeNull();
+    const order: string[] = [];
+    const again = e.acquireBulk('a').then((l) => (order.push('a'), l));
+    const other = e.acquireBulk('b').then((l) => (order.push('b'), l));
+    await tick();
+    expect(order).toEqual(['b']);
+    mine[0]!.release();
+    await tick();
+    expect(order).toEqual(['b', 'a']);
+    for (const l of [mine[1]!, await again, await other]) l.release();
     expect(e.busy).toBe(0);
   });
 });
