@@ -19,7 +19,7 @@ async function fakeProgram(dir: string, name: string): Promise<string> {
 
 /** The docs-page test run by a real vitest, with Chromium made unfindable. */
 async function runDocsPageTest(env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const base = { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium', NO_COLOR: '1', FORCE_COLOR: '0' };
+  const base: NodeJS.ProcessEnv = { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium', NO_COLOR: '1', FORCE_COLOR: '0' };
   delete base.CI;
   try {
     const r = await run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/openapi/docs-page.test.ts'], { cwd: ROOT, env: { ...base, ...env }, timeout: 90_000 });
