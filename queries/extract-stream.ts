@@ -57,7 +57,7 @@ export function streamedExtract(ctx: ExtractContext, req: ExtractRequest, plan: 
         groups: groups.length,
         write: plan.writesNatively
           ? (i, c, target) => copyInto(c, compileCopy(rows(groups[i]!), req.format, target, ctx.tempDir))
-          : (i, c, target) => writeFeatureRows(c, rows(groups[i]!), target),
+          : (i, c, target, signal) => writeFeatureRows(c, rows(groups[i]!), target, signal),
         waitLease: (signal) => ctx.engine.acquireBulk(ctx.owner ?? '', signal),
         tryLease: () => ctx.engine.tryAcquireBulk(ctx.owner ?? ''),
         // Rows encoded in JavaScript share one thread: a second group in flight would only add memory.

@@ -25,10 +25,10 @@ export interface ExtractContext {
   rowLimit: number;
   /** Rows per ordered query (partition group). */
   groupRows: number;
-  /** Groups written at once: on the request's connection, and on idle ones while there are. */
+  /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
   connectionsPerExtract: number;
   nowMs: number;
-  /** Aborted on client disconnect or timeout: interrupts whatever query is running. */
+  /** Aborted on client disconnect, spent engine budget or a stalled client: interrupts whatever query of this request runs. */
   signal: AbortSignal;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
@@ -67,7 +67,7 @@ export interface Extract {
   next: Window | null;
   /** Encoded rows; verifies the promised count at the end and throws if it was not met. */
   chunks(): AsyncGenerator<string | Buffer>;
-  /** Call when the response closes, however it closes: returns or interrupts the connection. Idempotent. */
+  /** Call when the response closes, however it closes: gives back what an unstarted response holds (files, temp budget). Idempotent. */
   dispose(): void;
 }
 

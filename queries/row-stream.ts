@@ -10,12 +10,14 @@ import { encodeFeatureChunk } from './encode-chunk.ts';
  * as if it had finished, so the count returned is what was really written: the caller compares the
  * sum with the promised count and aborts the response when it falls short.
  */
-export async function writeFeatureRows(connection: DuckDBConnection, group: Compiled, target: string): Promise<number> {
+export async function writeFeatureRows(connection: DuckDBConnection, group: Compiled, target: string, signal?: AbortSignal): Promise<number> {
   const file = await open(target, 'w');
   let written = 0;
   try {
     const result = await connection.stream(group.sql, group.params);
     for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+      // Stops at once when the response is over, whether or not DuckDB saw the interrupt.
+      signal?.throwIfAborted();
       await file.write(encodeFeatureChunk(chunk, false));
       written += chunk.rowCount;
     }

@@ -7,8 +7,8 @@ import { StreamIncompleteError } from './errors.ts';
 export interface WriteAheadPlan {
   tempDir: string;
   groups: number;
-  /** Writes group `i` into `target` on `c`: the rows written (a failure throws). */
-  write(i: number, c: DuckDBConnection, target: string): Promise<number>;
+  /** Writes group `i` into `target` on `c`: the rows written (a failure throws). `signal`: the response is over. */
+  write(i: number, c: DuckDBConnection, target: string, signal: AbortSignal): Promise<number>;
   /** A connection that may be waited for (this response has no group being written). */
   waitLease(signal: AbortSignal): Promise<Lease>;
   /** An idle connection now, or null: extra groups never make anyone wait. */
@@ -103,20 +103,27 @@ class WriteAhead {
 
   /** One group on a leased connection, returned as soon as the group is written (or fails). */
   private async writeOn(lease: Lease, i: number): Promise<number> {
-    const interrupt = () => lease.connection.interrupt();
+    // DuckDB forgets an interrupt that reaches a statement still being prepared: repeat it until
+    // the write gives up, so an aborted response never keeps its connection for a whole group.
+    let repeat: NodeJS.Timeout | undefined;
+    const interrupt = () => {
+      lease.connection.interrupt();
+      repeat ??= setInterval(() => lease.connection.interrupt(), 50);
+    };
     this.signal.addEventListener('abort', interrupt);
     const working = this.plan.engineWork();
     try {
-      // DuckDB forgets an interrupt that arrives between statements: look before and after.
       this.signal.throwIfAborted();
       await this.plan.verify(i);
-      const rows = await this.plan.write(i, lease.connection, this.fileOf(i));
+      this.signal.throwIfAborted();
+      const rows = await this.plan.write(i, lease.connection, this.fileOf(i), this.signal);
       this.signal.throwIfAborted();
       // Swapped while it was read: these rows may not be the checked file's.
       await this.plan.verify(i);
       return rows;
     } finally {
       this.signal.removeEventListener('abort', interrupt);
+      clearInterval(repeat);
       working();
       lease.release();
     }

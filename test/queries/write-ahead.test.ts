@@ -57,7 +57,7 @@ describe('streamWrittenAhead', () => {
     // Groups of about 1.3 MB, at most 3 MB ahead: a reader that takes one chunk and waits must
     // find a few group files on disk, not twenty, and every connection idle.
     let started = 0;
-    const p = plan(Array<number>(20).fill(150_000), { aheadBytes: 3 << 20, write: (i, c, t) => (started++, plan([150_000]).write(0, c, t)), expected: 20 * 150_000 });
+    const p = plan(Array<number>(20).fill(150_000), { aheadBytes: 3 << 20, write: (i, c, t, sig) => (started++, plan([150_000]).write(0, c, t, sig)), expected: 20 * 150_000 });
     const gen = streamWrittenAhead(p);
     await gen.next();
     await new Promise((r) => setTimeout(r, 500));
@@ -80,6 +80,22 @@ describe('streamWrittenAhead', () => {
     await expect(run()).rejects.toThrow('changed');
     expect(seen.join('')).toBe('0,0\n0,1\n');
     expect(engine.busy).toBe(0);
+    expect(await groupFiles()).toEqual([]);
+  });
+
+  it('an aborted response gives its connection back at once, wherever the abort lands in a long write', async () => {
+    // A group DuckDB needs seconds for: only an interrupt that reaches it frees the connection early.
+    const long = (i: number, target: string) => ({ sql: `COPY (SELECT ${i} AS g, sum(i) FROM range(3000000000) t(i)) TO '${target}' (FORMAT csv, HEADER false)`, params: [] });
+    for (const afterMs of [0, 1, 5, 20, 100]) {
+      const abort = new AbortController();
+      const p = plan([1, 1], { signal: abort.signal, write: (i, c, t) => copyInto(c, long(i, t)) });
+      const run = collect(p);
+      setTimeout(() => abort.abort(new Error('client gone')), afterMs);
+      const started = performance.now();
+      await expect(run).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(afterMs + 2000);
+      expect(engine.busy).toBe(0);
+    }
     expect(await groupFiles()).toEqual([]);
   });
 });
