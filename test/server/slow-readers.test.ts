@@ -128,4 +128,23 @@ describe('capacity belongs to the engine, not to the clients’ networks', () =>
       }
     });
   }, 60_000);
+
+  it('a spent TEMP_DIR budget is a quick 503 with Retry-After before the first byte, never a stall', async () => {
+    await withServer({ ...SMALL_AHEAD, TEMP_DIR_MAX_MB: '3', RETRY_AFTER_SECONDS: '7' }, async (s) => {
+      const { clients } = await stalledReaders(s, 1);
+      try {
+        const started = performance.now();
+        const refused = await rawGet(`${s.url}${LONG}`, { headers: s.auth });
+        expect(refused.status).toBe(503);
+        // Nothing was given back yet: the configured figure, not a guess.
+        expect(refused.headers['retry-after']).toBe('7');
+        expect(performance.now() - started).toBeLessThan(5000);
+        // A window small enough to fit what is left is still served.
+        const small = await rawGet(`${s.url}/api/v1/hotspots?from=${day(2)}T00:00Z&to=${day(2)}T00:10Z&format=csv`, { headers: s.auth });
+        expect([small.status, small.complete]).toEqual([200, true]);
+      } finally {
+        clients.forEach((c) => c.destroy());
+      }
+    });
+  }, 60_000);
 });
