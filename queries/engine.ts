@@ -24,6 +24,20 @@ export interface Lease {
   release(): void;
 }
 
+/*
+ * Two lanes. Interactive: a request before its first byte (checks, counts, a whole small window),
+ * served first. Bulk: the next group of a long extract already streaming, served only when no
+ * interactive request waits, never on the last connection (kept for requests before their first
+ * byte), and never on every bulk connection for one client: small windows are not starved behind
+ * big extracts, and one client's extracts cannot take every connection.
+ */
+
+/** A request waiting for a connection; `owner` is set for a bulk group (the client's key). */
+interface Waiter {
+  owner: string | null;
+  wake(c: DuckDBConnection | null): void;
+}
+
 /** Settings applied once; lock_configuration then makes them unchangeable by any later statement. */
 function lockdownStatements(o: EngineOptions): string[] {
   const dirs = [path.resolve(o.dataDir) + '/', path.resolve(o.tempDir) + '/'].map((d) => `'${d.replaceAll("'", "''")}'`);
@@ -43,7 +57,12 @@ function lockdownStatements(o: EngineOptions): string[] {
 /** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
-  private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
+  private readonly waiters: Waiter[] = [];
+  /** Streaming extracts waiting to write their next group; they never count against DUCKDB_QUEUE_MAX. */
+  private readonly bulkWaiters: Waiter[] = [];
+  private bulkBusy = 0;
+  /** Bulk leases by owner (the client's key): one client's extracts never take every bulk connection. */
+  private readonly bulkByOwner = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -75,62 +94,109 @@ export class Engine {
     return this.waiters.length;
   }
 
+  /** Streaming extracts waiting for a connection to write their next group. */
+  get queuedBulk(): number {
+    return this.bulkWaiters.length;
+  }
+
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
     const idle = this.idle.pop();
-    if (idle) return this.lease(idle);
+    if (idle) return this.lease(idle, null);
     if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
-    return this.lease(await this.wait(signal));
+    return this.lease(await this.wait(this.waiters, null, signal), null);
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
   tryAcquire(): Lease | null {
     if (this.closed || this.waiters.length > 0) return null;
     const connection = this.idle.pop();
-    return connection ? this.lease(connection) : null;
+    return connection ? this.lease(connection, null) : null;
   }
 
-  private lease(connection: DuckDBConnection): Lease {
+  /** An idle connection for a group of `owner`'s streaming extract, within the bulk lane's shares, or null. */
+  tryAcquireBulk(owner: string): Lease | null {
+    if (this.closed || this.waiters.length > 0 || !this.bulkMayTake(owner)) return null;
+    const connection = this.idle.pop();
+    if (!connection) return null;
+    this.countBulk(owner, 1);
+    return this.lease(connection, owner);
+  }
+
+  /** A connection for the next group of `owner`'s streaming extract: waits behind every interactive request, never refused. */
+  async acquireBulk(owner: string, signal?: AbortSignal): Promise<Lease> {
+    if (this.closed) throw new Error('engine closed');
+    return this.tryAcquireBulk(owner) ?? this.lease(await this.wait(this.bulkWaiters, owner, signal), owner);
+  }
+
+  /**
+   * Bulk work leaves one connection (when there are two or more) to requests before their first
+   * byte, and one owner leaves one of the bulk connections (when there are two or more) to others.
+   */
+  private bulkMayTake(owner: string): boolean {
+    const share = Math.max(1, this.size - 1);
+    return this.bulkBusy < share && (this.bulkByOwner.get(owner) ?? 0) < Math.max(1, share - 1);
+  }
+
+  private countBulk(owner: string, delta: number): void {
+    this.bulkBusy += delta;
+    const n = (this.bulkByOwner.get(owner) ?? 0) + delta;
+    if (n > 0) this.bulkByOwner.set(owner, n);
+    else this.bulkByOwner.delete(owner);
+  }
+
+  /** `owner`: a bulk lease, counted by whoever handed it out (tryAcquireBulk, giveBack); null: interactive. */
+  private lease(connection: DuckDBConnection, owner: string | null): Lease {
     let released = false;
     return {
       connection,
       release: () => {
         if (released) return;
         released = true;
+        if (owner !== null) this.countBulk(owner, -1);
         this.giveBack(connection);
       },
     };
   }
 
-  private wait(signal?: AbortSignal): Promise<DuckDBConnection> {
+  private wait(queue: Waiter[], owner: string | null, signal?: AbortSignal): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
-      const waiter = (c: DuckDBConnection | null) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (c) resolve(c);
-        else reject(new Error('engine closed'));
+      const waiter: Waiter = {
+        owner,
+        wake: (c) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (c) resolve(c);
+          else reject(new Error('engine closed'));
+        },
       };
       const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
         reject(signal?.reason ?? new Error('aborted'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      queue.push(waiter);
     });
   }
 
+  /** Interactive waiters first; a bulk waiter only within the bulk lane's share. */
   private giveBack(c: DuckDBConnection): void {
     if (this.closed) return;
-    const next = this.waiters.shift();
-    if (next) next(c);
-    else this.idle.push(c);
+    const interactive = this.waiters.shift();
+    if (interactive) return interactive.wake(c);
+    const i = this.bulkWaiters.findIndex((w) => this.bulkMayTake(w.owner!));
+    if (i < 0) return void this.idle.push(c);
+    const [bulk] = this.bulkWaiters.splice(i, 1);
+    // Counted at hand-off, not when the waiter wakes: a second release in the same tick must see it.
+    this.countBulk(bulk!.owner!, 1);
+    bulk!.wake(c);
   }
 
   close(): void {
     this.closed = true;
     // Nobody waiting for a connection is left hanging once the engine is gone.
-    for (const waiter of this.waiters.splice(0)) waiter(null);
+    for (const waiter of [...this.waiters.splice(0), ...this.bulkWaiters.splice(0)]) waiter.wake(null);
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
   }

@@ -33,7 +33,8 @@ export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows:
 
 const MAX_CACHED = 200_000;
 
-const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}`;
+// The inode too: a file replaced by rename with the same size and time is another file.
+const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`;
 
 /**
  * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced

@@ -9,6 +9,8 @@ export interface DataFile {
   path: string;
   size: number;
   mtimeMs: number;
+  /** The inode when listed: a file replaced by rename under the same name has another. */
+  ino?: number;
   /** The time range of the partition the file lies in; every row must fall inside it. */
   partition?: { start: Instant; end: Instant };
 }
@@ -45,7 +47,7 @@ export async function listFiles(dir: string, dataset: string): Promise<DataFile[
       const s = await stat(p).catch(() => {
         throw new DatasetUnavailableError(dataset, 'file vanished while listing');
       });
-      return { path: p, size: s.size, mtimeMs: s.mtimeMs };
+      return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
     }),
   );
 }

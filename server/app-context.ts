@@ -6,5 +6,5 @@ import type { Metrics } from './metrics.ts';
 export interface AppContext {
   config: Config;
   metrics: Metrics;
-  extract: Omit<ExtractContext, 'nowMs' | 'signal'>;
+  extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'>;
 }

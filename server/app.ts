@@ -4,6 +4,7 @@ import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import { RowsCache } from '../queries/rows-cache.ts';
+import { TempBudget } from '../queries/temp-budget.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
 import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
@@ -93,6 +94,8 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
       connectionsPerExtract: config.extractConnections,
+      tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
+      aheadBytes: config.extractAheadBytes,
       // Responses up to 4 MB (a busy hour of GeoJSON is about 3 MB), at most an eighth of the cache each.
       rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
     },

@@ -12,6 +12,9 @@ const Env = z.object({
   WARM_FILE_CHECKS: z.stringbool().default(true),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  EXTRACT_AHEAD_MB: z.coerce.number().positive().default(64),
+  TEMP_DIR_MAX_MB: z.coerce.number().positive().default(2048),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   // One thread per statement, and parallelism from statements running side by side (an extract's
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
@@ -42,7 +45,14 @@ export interface Config {
   warmFileChecks: boolean;
   /** Memory for the rows of recent small responses (0: off). */
   responseCacheBytes: number;
+  /** Engine time one request may take (planning, counting, writing groups); a client's download does not count. */
   queryTimeoutMs: number;
+  /** A download is cut when its client takes no bytes for this long. */
+  sendIdleTimeoutMs: number;
+  /** Bytes one streamed response may have written into TEMP_DIR ahead of its client. */
+  extractAheadBytes: number;
+  /** Bytes all responses together may hold in TEMP_DIR; beyond it a response is refused (503) before its first byte. */
+  tempDirMaxBytes: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
   duckdbConnections: number;
@@ -88,6 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     warmFileChecks: e.WARM_FILE_CHECKS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,
+    extractAheadBytes: Math.floor(e.EXTRACT_AHEAD_MB * 1024 * 1024),
+    tempDirMaxBytes: Math.floor(e.TEMP_DIR_MAX_MB * 1024 * 1024),
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,

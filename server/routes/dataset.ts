@@ -55,10 +55,11 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       isFresh: fresh.isFresh,
       cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
     };
-    const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
-    const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
+    const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
+    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
+    preflightDone();
     reply.header('etag', fresh.etag()).header('vary', 'Authorization');
     return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
   });

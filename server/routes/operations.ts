@@ -28,6 +28,10 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
       ctx.metrics.render({
         fire_api_duckdb_connections_busy: engine.busy,
         fire_api_duckdb_requests_queued: engine.queued,
+        // Groups of streaming extracts waiting for a connection (served after the requests above).
+        fire_api_duckdb_groups_queued: engine.queuedBulk,
+        // TEMP_DIR bytes reserved by responses written ahead of their clients (at most TEMP_DIR_MAX_MB).
+        fire_api_temp_reserved_bytes: ctx.extract.tempBudget.usedBytes,
         // 1 while the start-up file checks run (WARM_FILE_CHECKS), 0 once they are done.
         fire_api_file_checks_warming: warming() ? 1 : 0,
         fire_api_rows_cache_bytes: ctx.extract.rowsCache?.size ?? 0,
