@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -14,7 +15,11 @@ export interface EngineOptions {
 
 /** Every connection is busy and the wait queue is full: the service did not look (503). */
 export class EngineBusyError extends Error {
-  constructor() {
+  /**
+   * @param drainSeconds whole seconds until the requests waiting now would have been handed a
+   *   connection at the pace measured over the last seconds; null when none was handed out lately.
+   */
+  constructor(readonly drainSeconds: number | null) {
     super('all connections busy and the wait queue is full');
   }
 }
@@ -44,6 +49,7 @@ function lockdownStatements(o: EngineOptions): string[] {
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
+  private readonly drain = new DrainMeter();
   private closed = false;
 
   private constructor(
@@ -78,9 +84,28 @@ export class Engine {
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
     const idle = this.idle.pop();
-    if (idle) return this.lease(idle);
-    if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
-    return this.lease(await this.wait(signal));
+    if (idle) return this.handOut(idle);
+    if (this.waiters.length >= this.maxQueued) throw this.refuse();
+    return this.handOut(await this.wait(signal));
+  }
+
+  /**
+   * True when a request that needs a connection now would be refused: none idle and the queue full.
+   * Checked before any preflight work, so a refusal under overload costs next to nothing.
+   */
+  get saturated(): boolean {
+    return !this.closed && this.idle.length === 0 && this.waiters.length >= this.maxQueued;
+  }
+
+  /** The queue-full refusal, with how long the requests waiting now should take to be served. */
+  refuse(): EngineBusyError {
+    return new EngineBusyError(this.drain.secondsToDrain(this.waiters.length + 1, Date.now()));
+  }
+
+  /** A connection given to a request that asked for one: the pace the queue drains at. */
+  private handOut(connection: DuckDBConnection): Lease {
+    this.drain.record(Date.now());
+    return this.lease(connection);
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
