@@ -55,7 +55,9 @@ export async function measureCapacity(o: BenchOptions, plan: Plan, setup: Server
   if (only.has('J')) {
     const calibrationSeconds = Math.max(1, o.smallSeconds / 4);
     log(`J: best goodput over ${OVERLOAD_LEVELS.join(', ')} connections (${calibrationSeconds} s each), then ${OVERLOAD_FACTOR}× that for ${o.smallSeconds} s ...`);
-    const ask = { small: smallAsk(o, setup), levels: OVERLOAD_LEVELS, calibrationSeconds, factor: OVERLOAD_FACTOR, seconds: o.smallSeconds, settleMs: 5_000 };
+    // Memory is read 5 s after the engine went quiet (less on a run shortened for a smoke test).
+    const settleMs = Math.min(5_000, o.smallSeconds * 250);
+    const ask = { small: smallAsk(o, setup), levels: OVERLOAD_LEVELS, calibrationSeconds, factor: OVERLOAD_FACTOR, seconds: o.smallSeconds, settleMs };
     out.J = (await withServer(setup, o, 'J', { warm: true }, log, (s) => runOverload(s, ask))).value;
     log(`J: best ${out.J.best.goodput.toFixed(0)} req/s at ${out.J.best.connections}; at ${out.J.overload.connections}: ${out.J.overload.goodput.toFixed(0)} req/s, ${out.J.overload.refused} refused; RSS ${out.J.rssBeforeMb.toFixed(0)} -> ${out.J.rssAfterMb.toFixed(0)} MB`);
   }
