@@ -48,7 +48,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --small-seconds S  duration of F (default 20)
   --aborts N       aborted extracts in H (default 1000)
   --slow-kb-s N    pace of each of I's throttled downloads, kB/s (default 1000: 1 MB/s)
-  --year-timeout-s N  QUERY_TIMEOUT_MS of K's server, in seconds (default 20)
+  --year-timeout-s N  QUERY_TIMEOUT_MS of K's server, in seconds (default 30)
 
 Scenarios (issue rows in brackets):
   A  one-year hotspot CSV vs DuckDB COPY, peak RSS, time to first byte [1, 2, 5]
@@ -122,7 +122,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     smallSeconds: positive(values['small-seconds'], 'small-seconds', 20),
     aborts: Math.trunc(positive(values.aborts, 'aborts', 1000)),
     slowBytesPerSecond: positive(values['slow-kb-s'], 'slow-kb-s', 1000) * 1000,
-    yearTimeoutSeconds: positive(values['year-timeout-s'], 'year-timeout-s', 20),
+    yearTimeoutSeconds: positive(values['year-timeout-s'], 'year-timeout-s', 30),
   };
 }
 

@@ -1,34 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Figure {
-  row: number | null;
-  scenario: string;
-  figure: string;
-  value: unknown;
-  target: string | null;
-  pass: boolean | null;
-}
+import { runBenchReport, runBenchScript, type BenchReport } from '../helpers/bench-run.ts';
 
 type Scenario = Record<string, unknown>;
-
-interface Report {
-  scenarios: Record<string, Scenario>;
-  figures: Figure[];
-  problems: string[];
-}
 
 // Three days of tiny data; 1 s load runs; downloads read at 2 kB/s so they are still in flight when
 // the small windows have been measured; K's server times out after 1 s and its download lasts 2.5 s.
 const ARGS = ['--scale', '0.05', '--days', '3', '--end', '2025-08-01', '--keys', '4', '--small-seconds', '1', '--slow-kb-s', '2', '--year-timeout-s', '1', '--only', 'I,J,K'];
-
-const run = (args: string[], timeoutMs: number) => spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs });
 
 // Issue #11's bench section end to end at a size that takes seconds: throttled downloads around
 // autocannon, the overload search, a paced download past QUERY_TIMEOUT_MS, each on its own server.
@@ -36,15 +15,10 @@ describe('bench/extract.ts --only I,J,K at tiny scale', () => {
   let dir = '';
   let status: number | null = null;
   let output = '';
-  let report: Report;
+  let report: BenchReport;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-capacity-'));
-    const json = path.join(dir, 'report.json');
-    const r = run(['bench/extract.ts', ...ARGS, '--data-dir', path.join(dir, 'data'), '--json', json], 150_000);
-    status = r.status;
-    output = `${r.stdout}\n${r.stderr}`;
-    report = JSON.parse(await readFile(json, 'utf8').catch(() => 'null')) as Report;
+    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-capacity-', ARGS, 150_000));
   }, 160_000);
 
   afterAll(async () => {
@@ -89,7 +63,7 @@ describe('bench/extract.ts --only I,J,K at tiny scale', () => {
       expect(judged.length, `row ${row}`).toBeGreaterThan(0);
       for (const f of judged.filter((f) => typeof f.value === 'number')) expect(Number.isFinite(f.value), `${f.figure}`).toBe(true);
     }
-    const table = run(['bench/readme-table.ts', path.join(dir, 'report.json')], 20_000);
+    const table = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 20_000);
     expect(table.status, table.stderr).toBe(0);
     const rows = new Set(table.stdout.split('\n').filter((l) => /^\| \d+ \|/.test(l)).map((l) => l.split('|')[1]!.trim()));
     expect(rows).toEqual(new Set(['10', '11', '12']));
