@@ -46,8 +46,13 @@ export class DrainMeter {
    * measured pace (at least 1), or null when nothing was handed out in the window (no pace known).
    */
   secondsToDrain(waiting: number, nowMs: number): number | null {
+    const ms = this.msToDrain(waiting, nowMs);
+    return ms === null ? null : Math.max(1, Math.ceil(ms / 1000));
+  }
+
+  /** Milliseconds until `waiting` requests would have been handed a connection at the measured pace; null: no pace known. */
+  msToDrain(waiting: number, nowMs: number): number | null {
     const rate = this.perSecond(nowMs);
-    if (rate <= 0) return null;
-    return Math.max(1, Math.ceil(waiting / rate));
+    return rate > 0 ? (waiting / rate) * 1000 : null;
   }
 }

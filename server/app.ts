@@ -72,6 +72,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     connections: config.duckdbConnections,
     memoryLimit: config.duckdbMemoryLimit,
     maxQueued: config.duckdbQueueMax,
+    maxQueueWaitMs: config.queueWaitMaxMs,
   });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
