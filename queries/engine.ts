@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -10,11 +11,20 @@ export interface EngineOptions {
   tempDir: string;
   /** Requests allowed to wait for a connection; more are refused at once rather than piling up. */
   maxQueued: number;
+  /**
+   * Longest wait, at the pace requests are being served, a request may be queued for: beyond it
+   * the queue counts as full. Unset: only `maxQueued` bounds it.
+   */
+  maxQueueWaitMs?: number;
 }
 
 /** Every connection is busy and the wait queue is full: the service did not look (503). */
 export class EngineBusyError extends Error {
-  constructor() {
+  /**
+   * @param drainSeconds whole seconds until the requests waiting now would have been handed a
+   *   connection at the pace measured over the last seconds; null when none was handed out lately.
+   */
+  constructor(readonly drainSeconds: number | null) {
     super('all connections busy and the wait queue is full');
   }
 }
@@ -61,6 +71,8 @@ export class Engine {
   /** Streaming extracts waiting to write their next group; they never count against DUCKDB_QUEUE_MAX. */
   private readonly bulkWaiters: Waiter[] = [];
   private bulkBusy = 0;
+  private readonly drain = new DrainMeter();
+  private maxQueueWaitMs = Number.POSITIVE_INFINITY;
   /** Bulk leases by owner (the client's key): one client's extracts never take every bulk connection. */
   private readonly bulkByOwner = new Map<string, number>();
   private closed = false;
@@ -81,6 +93,7 @@ export class Engine {
     for (const statement of lockdownStatements(o)) await setup.run(statement);
     setup.closeSync();
     const engine = new Engine(instance, Math.max(1, o.connections), Math.max(0, o.maxQueued));
+    engine.maxQueueWaitMs = o.maxQueueWaitMs ?? engine.maxQueueWaitMs;
     for (let i = 0; i < engine.size; i++) engine.idle.push(await instance.connect());
     return engine;
   }
@@ -102,9 +115,40 @@ export class Engine {
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
     const idle = this.idle.pop();
-    if (idle) return this.lease(idle, null);
-    if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
-    return this.lease(await this.wait(this.waiters, null, signal), null);
+    if (idle) return this.handOut(idle);
+    if (this.queueFull()) throw this.refuse();
+    return this.handOut(await this.wait(this.waiters, null, signal));
+  }
+  /**
+   * True when a request that needs a connection now would be refused: none idle and the queue full.
+   * Checked before any preflight work, so a refusal under overload costs next to nothing.
+   */
+  get saturated(): boolean {
+    return !this.closed && this.idle.length === 0 && this.queueFull();
+  }
+
+  /**
+   * Full by count (`maxQueued`), or by time: with requests already waiting, one more would wait
+   * longer than `maxQueueWaitMs` at the pace they are served now. Closed-loop clients refused at
+   * once come straight back, and answering them takes the time the queued ones need: a queue
+   * bounded by time keeps the goodput where a short one let it collapse (measured: see README).
+   */
+  private queueFull(): boolean {
+    if (this.waiters.length >= this.maxQueued) return true;
+    if (this.waiters.length === 0) return false;
+    const waitMs = this.drain.msToDrain(this.waiters.length + 1, Date.now());
+    return waitMs !== null && waitMs > this.maxQueueWaitMs;
+  }
+
+  /** The queue-full refusal, with how long the requests waiting now should take to be served. */
+  refuse(): EngineBusyError {
+    return new EngineBusyError(this.drain.secondsToDrain(this.waiters.length + 1, Date.now()));
+  }
+
+  /** A connection given to a request that asked for one: the pace the queue drains at. */
+  private handOut(connection: DuckDBConnection): Lease {
+    this.drain.record(Date.now());
+    return this.lease(connection, null);
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */

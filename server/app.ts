@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
-import { Engine } from '../queries/engine.ts';
+import { Engine, EngineBusyError } from '../queries/engine.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import { RowsCache } from '../queries/rows-cache.ts';
 import { TempBudget } from '../queries/temp-budget.ts';
@@ -37,7 +37,9 @@ const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyS
 function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof Problem) {
-      if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
+      // At capacity is the load, not the data: counted in /metrics, and no stack per refusal when thousands a second are refused.
+      if (error.cause instanceof EngineBusyError) request.log.debug('at capacity');
+      else if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
     // Fastify's own client errors (malformed URL, bad body, ...) keep their 4xx meaning.
@@ -71,6 +73,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     connections: config.duckdbConnections,
     memoryLimit: config.duckdbMemoryLimit,
     maxQueued: config.duckdbQueueMax,
+    maxQueueWaitMs: config.queueWaitMaxMs,
   });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),

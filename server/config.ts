@@ -21,7 +21,8 @@ const Env = z.object({
   DUCKDB_THREADS: z.coerce.number().int().positive().default(1),
   EXTRACT_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism())),
   DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
-  DUCKDB_QUEUE_MAX: z.coerce.number().int().min(0).default(64),
+  DUCKDB_QUEUE_MAX: z.coerce.number().int().min(0).default(512),
+  QUEUE_WAIT_MAX_MS: z.coerce.number().int().positive().default(10_000),
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'like 2GB or 512MiB').default('2GB'),
   KEYS_FILE: z.string().min(1).default('var/keys.json'),
   KEYS_RELOAD_MS: z.coerce.number().int().min(50).max(2000).default(500),
@@ -61,6 +62,7 @@ export interface Config {
   duckdbMemoryLimit: string;
   /** Requests that may wait for a DuckDB connection; beyond it, 503 at once. */
   duckdbQueueMax: number;
+  queueWaitMaxMs: number;
   keysFile: string;
   keysReloadMs: number;
   rateLimitPerMinute: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     extractConnections: e.EXTRACT_CONNECTIONS,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     duckdbQueueMax: e.DUCKDB_QUEUE_MAX,
+    queueWaitMaxMs: e.QUEUE_WAIT_MAX_MS,
     keysFile: path.resolve(e.KEYS_FILE),
     keysReloadMs: e.KEYS_RELOAD_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -69,8 +69,8 @@ function watchSendProgress(res: ServerResponse, idleMs: number, onStall: () => v
 export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   if (e instanceof Problem) return e;
   if (e instanceof DataParameterError) return new Problem('invalid-parameter', e.message, [{ parameter: e.parameter, message: e.message }]);
+  if (e instanceof EngineBusyError) return atCapacity(e, retryAfterSeconds);
   const retry = { 'retry-after': String(retryAfterSeconds) };
-  if (e instanceof EngineBusyError) return new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, retry);
   if (e instanceof TempBudgetFullError) {
     return new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, { 'retry-after': String(e.retryAfterSeconds) });
   }
@@ -83,4 +83,15 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   // The engine's own complaints about a statement are bugs (500), not unreadable data (503).
   if (!timedOut && /^(Binder|Parser|Catalog|Not implemented) Error/.test((e as Error)?.message ?? '')) throw e;
   return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
+}
+
+/**
+ * The queue-full 503. `Retry-After` is the time the queue in front of the client takes to drain at
+ * the pace measured just now, at most `RETRY_AFTER_SECONDS`, which is also the answer when no
+ * request was served lately (no pace to go by).
+ */
+export function atCapacity(e: EngineBusyError, retryAfterSeconds: number): Problem {
+  const seconds = e.drainSeconds === null ? retryAfterSeconds : Math.min(retryAfterSeconds, Math.max(1, e.drainSeconds));
+  const p = new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, { 'retry-after': String(seconds) });
+  return Object.assign(p, { cause: e });
 }

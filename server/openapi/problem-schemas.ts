@@ -12,7 +12,7 @@ export const PROBLEM_WHEN: Record<ProblemKind, string> = {
   'not-found': 'No resource at this path (for example a misspelt dataset, or a method other than GET or HEAD).',
   'method-not-allowed': 'Reserved; not sent by v1 today (other methods answer 404).',
   'rate-limited': 'More than the per-key limit of requests per minute, or too many failed authentications from one address. Retry after `Retry-After` seconds.',
-  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
+  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
   internal: 'An unexpected error. Quote the requestId when reporting it.',
 };
 

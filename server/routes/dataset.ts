@@ -8,7 +8,7 @@ import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { requestSignal, toProblem } from '../request-signal.ts';
+import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
 
 async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;
@@ -39,11 +39,24 @@ function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppConte
   return reply.send(body);
 }
 
+/**
+ * Overload: with every connection busy and the queue full, a request that will need a connection
+ * is refused before any file is listed or checked, so refusals cost next to nothing and leave
+ * the cores to the requests being served. A request that may be answered without one (a 304 over
+ * checked files, rows from the cache) still goes through.
+ */
+function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
+  const engine = ctx.extract.engine;
+  if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null) return;
+  throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
+}
+
 /** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
+    refuseWhenSaturated(request, ctx);
     const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
     const req = {
       descriptor: d,
