@@ -43,6 +43,11 @@ export class KeyRegistry {
     const s = await stat(this.file).catch(() => null);
     const signature = s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'absent';
     if (signature === this.signature) return;
+    if (!s && !strict) {
+      // A deleted registry is an operator's accident, not "no keys": keep serving the last good one.
+      this.signature = signature;
+      return this.log.error({ keys: this.byId.size }, 'key registry file is missing; keeping the previous one');
+    }
     try {
       const registry = await readRegistry(this.file);
       this.byId = new Map(registry.keys.map((k) => [k.id, k]));
