@@ -30,8 +30,15 @@ export class Problem extends Error {
   }
 }
 
-export const invalidParameters = (errors: ParameterError[]): Problem =>
-  new Problem('invalid-parameter', errors.map((e) => `${e.parameter}: ${e.message}`).join('; '), errors);
+/** Errors listed one by one; beyond these a count, so thousands of bad parameters cannot make a huge body. */
+export const LISTED_PARAMETER_ERRORS = 10;
+
+export function invalidParameters(errors: ParameterError[]): Problem {
+  const listed = errors.slice(0, LISTED_PARAMETER_ERRORS);
+  const more = errors.length - listed.length;
+  const detail = listed.map((e) => `${e.parameter}: ${e.message}`).join('; ');
+  return new Problem('invalid-parameter', more > 0 ? `${detail}; and ${more} more parameter errors not listed` : detail, listed);
+}
 
 /** The stable `type` URI of a problem kind: a fragment of the service's own documentation. */
 export const problemType = (kind: ProblemKind): string => `/api/v1/docs#problem-${kind}`;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { PROBLEM_KINDS, problemType, type ProblemKind } from '../problems.ts';
+import { LISTED_PARAMETER_ERRORS, PROBLEM_KINDS, problemType, type ProblemKind } from '../problems.ts';
 import type { SchemaObject } from './schema-convert.ts';
 
 export const PROBLEM_KIND_NAMES = Object.keys(PROBLEM_KINDS) as ProblemKind[];
 
 /** When each kind is sent; the same words appear on the documentation page next to the kind's anchor. */
 export const PROBLEM_WHEN: Record<ProblemKind, string> = {
-  'invalid-parameter': 'A parameter is malformed, unknown, repeated, or names a value the data does not have (e.g. a model). `errors` names each one. No query ran.',
+  'invalid-parameter': 'A parameter is malformed, unknown, repeated, or names a value the data does not have (e.g. a model). `errors` names each one (the first 10; `detail` counts the rest). No query ran.',
   unauthorized: 'No key, a malformed Authorization header, or a key the service does not know. Comes with `WWW-Authenticate: Bearer`.',
   forbidden: 'The key is known but revoked or expired. Ask the operator for a new one.',
   'not-found': 'No resource at this path (for example a misspelt dataset, or a method other than GET or HEAD).',
@@ -30,7 +30,7 @@ export const problemResponseId = (kind: ProblemKind): string => pascal(kind);
 /** The RFC 9457 body of one problem kind; type, title and status are fixed per kind within v1. */
 export function problemSchema(kind: ProblemKind) {
   const { status, title } = PROBLEM_KINDS[kind];
-  const errors = kind === 'invalid-parameter' ? { errors: z.array(ParameterError).min(1).meta({ description: 'One entry per offending parameter.' }) } : {};
+  const errors = kind === 'invalid-parameter' ? { errors: z.array(ParameterError).min(1).max(LISTED_PARAMETER_ERRORS).meta({ description: `One entry per offending parameter, at most ${LISTED_PARAMETER_ERRORS}; \`detail\` says how many more there were.` }) } : {};
   return z
     .object({
       type: z.literal(problemType(kind)).meta({ description: 'Stable problem type: a link to this kind on the documentation page.' }),
