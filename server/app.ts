@@ -8,6 +8,7 @@ import { extractTempDir } from '../queries/temp-files.ts';
 import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
+import { answerClientError } from './client-errors.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
@@ -39,9 +40,10 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
       if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
-    // Fastify's own client errors (malformed URL, bad body, ...) keep their 4xx meaning.
+    // No route takes a body: whatever a body's size or type, a method other than GET or HEAD is the 404 it always was.
+    if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('invalid-parameter', 'The request is malformed.'));
+    if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
     request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
@@ -76,7 +78,11 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     return503OnClosing: true,
     trustProxy: config.trustProxy,
     // A malformed URL is the client's error: answer with a problem, not Fastify's own body.
-    frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('invalid-parameter', 'The request URL or headers are malformed.')),
+    frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('malformed-request', 'The request URL or headers are malformed.')),
+    // Fastify's default is no limit: a client announcing a body it never sends held its connection forever.
+    requestTimeout: config.requestTimeoutMs,
+    http: { requestTimeout: config.requestTimeoutMs, headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
+    clientErrorHandler: answerClientError,
   });
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();

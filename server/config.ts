@@ -12,6 +12,7 @@ const Env = z.object({
   WARM_FILE_CHECKS: z.stringbool().default(true),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   // One thread per statement, and parallelism from statements running side by side (an extract's
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
@@ -43,6 +44,8 @@ export interface Config {
   /** Memory for the rows of recent small responses (0: off). */
   responseCacheBytes: number;
   queryTimeoutMs: number;
+  /** Time for a request (headers and any body) to arrive completely; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
   duckdbConnections: number;
@@ -88,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     warmFileChecks: e.WARM_FILE_CHECKS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,
