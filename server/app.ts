@@ -36,18 +36,26 @@ const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((error, request, reply) => {
+    // The client left while the request was prepared: its doing, not the data's or the server's (the answer goes nowhere).
+    const clientGone = request.raw.socket?.destroyed === true;
+    if (clientGone) request.log.info('client closed the connection before the response');
     if (error instanceof Problem) {
-      if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
+      if (error.kind === 'unavailable' && !clientGone) request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
     // No route takes a body: whatever a body's size or type, a method other than GET or HEAD is the 404 it always was.
     if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
-    request.log.error({ err: error }, 'request failed');
+    if (!clientGone) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => {
+      if (reply.raw.headersSent && !reply.raw.writableFinished) request.log.info({ status: reply.statusCode }, 'connection closed during the response (client gone or transfer cut)');
+    });
+  });
   app.addHook('onResponse', async (request, reply) => {
     metrics.countResponse(request.routeOptions.url ?? 'unmatched', reply.statusCode);
   });
