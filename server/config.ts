@@ -13,6 +13,7 @@ const Env = z.object({
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   // One thread per statement, and parallelism from statements running side by side (an extract's
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
@@ -46,6 +47,8 @@ export interface Config {
   queryTimeoutMs: number;
   /** Time for a request (headers and any body) to arrive completely; then 408 and the connection is closed. */
   requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long open responses may finish before they are cut. */
+  shutdownGraceMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
   duckdbConnections: number;
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,
