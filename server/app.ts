@@ -2,6 +2,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
+import { isOutOfTempSpace } from '../queries/errors.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import { RowsCache } from '../queries/rows-cache.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
@@ -40,7 +41,10 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
     const clientGone = request.raw.socket?.destroyed === true;
     if (clientGone) request.log.info('client closed the connection before the response');
     if (error instanceof Problem) {
-      if (error.kind === 'unavailable' && !clientGone) request.log.warn({ err: error.cause ?? error }, 'data unavailable');
+      if (error.kind === 'unavailable' && isOutOfTempSpace(error.cause)) {
+        metrics.countTempSpaceExhausted();
+        request.log.error({ err: error.cause }, 'TEMP_DIR is full: responses that need temporary files fail');
+      } else if (error.kind === 'unavailable' && !clientGone) request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
     // No route takes a body: whatever a body's size or type, a method other than GET or HEAD is the 404 it always was.
