@@ -1,19 +1,14 @@
 import http from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { CHAIN } from '../helpers/sample-data.ts';
+import { writeBulkHotspotDays } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let logs: CapturedLogs;
 beforeAll(async () => {
-  const dir = await tempDir();
-  for (const day of ['2025-08-01', '2025-08-02', '2025-08-03']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 20_000, 3);
-  await writeChain(dir, 'hotspots', CHAIN);
+  const dir = await writeBulkHotspotDays(3);
   logs = captureLogs();
   server = await startServer(dir, { LOG_LEVEL: 'info' }, { logStream: logs.stream });
 });

@@ -3,10 +3,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../server/keys/key-admin.ts';
-import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { tempDir } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { CHAIN } from '../helpers/sample-data.ts';
+import { writeBulkHotspotDays } from '../helpers/sample-data.ts';
 import { TEST_HOLDER } from '../helpers/server.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/fire-api.js');
@@ -55,9 +54,7 @@ function slowGet(url: string, key: string, resume: Promise<unknown>) {
 
 let dir: string;
 beforeAll(async () => {
-  dir = await tempDir();
-  for (const day of ['2025-08-01', '2025-08-02', '2025-08-03', '2025-08-04', '2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 20_000, 3);
-  await writeChain(dir, 'hotspots', CHAIN);
+  dir = await writeBulkHotspotDays(6);
 }, 60_000);
 
 let served: Served | undefined;

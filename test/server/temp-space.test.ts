@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { tempDir } from '../helpers/fixtures.ts';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { CHAIN } from '../helpers/sample-data.ts';
+import { writeBulkHotspotDays } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -17,9 +16,7 @@ let mounted = false;
 let server: TestServer;
 let logs: CapturedLogs;
 beforeAll(async () => {
-  const dir = await tempDir();
-  for (const day of ['2025-08-01', '2025-08-02']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 20_000, 3);
-  await writeChain(dir, 'hotspots', CHAIN);
+  const dir = await writeBulkHotspotDays(2);
   mountPoint = path.join(await tempDir('fire-api-small-tmp-'), 'tmp');
   await mkdir(mountPoint);
   try {
