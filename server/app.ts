@@ -46,7 +46,7 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((error, request, reply) => {
     // The client left while the request was prepared: its doing, not the data's or the server's (the answer goes nowhere).
     const clientGone = request.raw.socket?.destroyed === true;
-    if (clientGone) request.log.info('client closed the connection before the response');
+    if (clientGone) request.log.info(request.raw.complete ? 'client closed the connection before the response' : 'connection closed before the request arrived completely (client gone or REQUEST_TIMEOUT_MS)');
     if (error instanceof Problem) {
       if (error.kind === 'unavailable' && isOutOfTempSpace(error.cause)) {
         metrics.countTempSpaceExhausted();
