@@ -83,7 +83,11 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
   const values = await listKeyValues(dir, choice.key, d.name);
   if (values.length === 0) throw new DatasetUnavailableError(d.name, `no ${choice.key} folders`);
   const chosen = value ?? values[0]!;
-  if (!values.includes(chosen)) throw new DataParameterError(choice.param, `unknown ${choice.param} '${chosen}'; valid values: ${values.join(', ')}`);
+  if (!values.includes(chosen)) {
+    // Only a value that could be a folder name is quoted back; anything else is hostile or a mistake.
+    const shown = /^[A-Za-z0-9._-]{1,64}$/.test(chosen) ? ` '${chosen}'` : '';
+    throw new DataParameterError(choice.param, `unknown ${choice.param}${shown}; valid values: ${values.join(', ')}`);
+  }
   return { dir: path.join(dir, `${choice.key}=${chosen}`), value: chosen };
 }
 

@@ -56,9 +56,11 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
 async function serve(config: Config, demo: boolean): Promise<void> {
   const key = demo ? await demoKey(config.keysFile) : null;
   const { buildApp } = await import('./app.ts');
+  const { shutDown, trackOpenResponses } = await import('./shutdown.ts');
   const { app } = await buildApp(config);
+  const open = trackOpenResponses(app);
   const stop = async () => {
-    await app.close();
+    await shutDown(app, open, config.shutdownGraceMs);
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -15,6 +15,8 @@ const Env = z.object({
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   EXTRACT_AHEAD_MB: z.coerce.number().positive().default(64),
   TEMP_DIR_MAX_MB: z.coerce.number().positive().default(2048),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   // One thread per statement, and parallelism from statements running side by side (an extract's
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
@@ -54,6 +56,10 @@ export interface Config {
   extractAheadBytes: number;
   /** Bytes all responses together may hold in TEMP_DIR; beyond it a response is refused (503) before its first byte. */
   tempDirMaxBytes: number;
+  /** Time for a request (headers and any body) to arrive completely; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long open responses may finish before they are cut. */
+  shutdownGraceMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
   duckdbConnections: number;
@@ -103,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,
     extractAheadBytes: Math.floor(e.EXTRACT_AHEAD_MB * 1024 * 1024),
     tempDirMaxBytes: Math.floor(e.TEMP_DIR_MAX_MB * 1024 * 1024),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,

@@ -5,6 +5,7 @@ export class Metrics {
   private abortedStreams = 0;
   private readonly authFailures = new Map<string, number>();
   private rateLimitStoreErrors = 0;
+  private tempSpaceExhausted = 0;
 
   countAuthFailure(reason: string): void {
     this.authFailures.set(reason, (this.authFailures.get(reason) ?? 0) + 1);
@@ -21,6 +22,10 @@ export class Metrics {
 
   observeExtract(dataset: string, rows: number): void {
     this.rows.set(dataset, (this.rows.get(dataset) ?? 0) + rows);
+  }
+
+  countTempSpaceExhausted(): void {
+    this.tempSpaceExhausted++;
   }
 
   countAbortedStream(): void {
@@ -40,6 +45,8 @@ export class Metrics {
     for (const [k, v] of this.authFailures) out.push(`fire_api_auth_failures_total{reason="${k}"} ${v}`);
     family('fire_api_rate_limit_store_errors_total', 'counter', 'Rate-limit store (Redis) failures; requests were let through (fail-open)');
     out.push(`fire_api_rate_limit_store_errors_total ${this.rateLimitStoreErrors}`);
+    family('fire_api_temp_space_exhausted_total', 'counter', 'Requests answered 503 because TEMP_DIR was full');
+    out.push(`fire_api_temp_space_exhausted_total ${this.tempSpaceExhausted}`);
     for (const [name, v] of Object.entries(gauges)) {
       family(name, 'gauge', name.replaceAll('_', ' '));
       out.push(`${name} ${v}`);

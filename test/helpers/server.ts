@@ -14,6 +14,8 @@ export interface TestServer extends App {
   auth: { authorization: string };
   /** fetch with the key: `get('/api/v1/hotspots?...')`. */
   get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  /** What did not match the served document so far (close() throws when there is any). */
+  violations: readonly string[];
   close(): Promise<void>;
 }
 
@@ -37,5 +39,5 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     await built.app.close();
     conformance.assertClean();
   };
-  return { ...built, url, key, keysFile, auth, get, close };
+  return { ...built, url, key, keysFile, auth, get, close, violations: conformance.violations };
 }
