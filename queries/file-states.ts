@@ -49,7 +49,8 @@ export class FileStates {
   record(d: DatasetDescriptor, f: DataFile, verdict: FileVerdict): void {
     const rel = path.relative(this.dataDir, f.path);
     const before = this.files.get(rel);
-    const problem = verdict.ok ? null : verdict.problem;
+    // Paths in a reader's message are shown relative to DATA_DIR, like the file's own.
+    const problem = verdict.ok ? null : verdict.problem.replaceAll(this.dataDir + path.sep, '');
     this.files.set(rel, { dataset: d.name, version: versionOf(f), state: fileState(d, verdict), problem });
     if (problem !== null && before?.problem !== problem) this.warn({ dataset: d.name, file: rel, problem });
   }
