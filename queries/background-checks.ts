@@ -23,7 +23,7 @@ export interface BackgroundCheckOptions {
 }
 
 /** A file modified this recently may still be being written: it waits for the next round. */
-const SETTLE_MS = 1000;
+const SETTLE_MS = 500;
 /** New or changed files checked per round at most; the rest wait for the next. */
 const MAX_PER_ROUND = 500;
 

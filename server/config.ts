@@ -10,7 +10,7 @@ const Env = z.object({
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
-  FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(3000),
+  FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
