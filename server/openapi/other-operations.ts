@@ -87,7 +87,7 @@ export function otherPaths(): Record<string, SchemaObject> {
     '/api/v1/docs': { get: docsOperation() },
     '/api/v1/docs/assets/{asset}': { get: assetOperation() },
     '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
-    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset', json('Ready.', { $ref: componentRef('Readiness') })),
+    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready.', { $ref: componentRef('Readiness') })),
     '/metrics': operating('getMetrics', 'Prometheus metrics', text('Prometheus text exposition format 0.0.4.', 'text/plain')),
   };
 }
