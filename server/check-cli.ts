@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATASETS, type DatasetDescriptor } from '../datasets/index.ts';
 import { Engine } from '../queries/engine.ts';
+import { DatasetUnavailableError } from '../queries/errors.ts';
 import { FileChecker } from '../queries/file-check.ts';
 import { fileState, type FailingFile } from '../queries/file-states.ts';
 import { listDatasetFiles } from '../queries/partitions.ts';
@@ -47,7 +48,7 @@ async function checkDataset(engine: Engine, checker: FileChecker, dataDir: strin
     listing = await listDatasetFiles(dataDir, d);
   } catch (e) {
     const empty = { malformedFolders: [], ignoredNames: [] };
-    return { ...summarize(d, dataDir, [], empty), folderProblem: (e as Error).message };
+    return { ...summarize(d, dataDir, [], empty), folderProblem: e instanceof DatasetUnavailableError ? e.reason : (e as Error).message };
   }
   const checked: CheckedFile[] = [];
   await checkFiles(engine, checker, listing.files.map((file) => ({ dataset: d.name, file })), (c) => checked.push(c));

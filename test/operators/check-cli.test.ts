@@ -1,4 +1,4 @@
-import { copyFile, mkdir, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fileColumns } from '../../datasets/index.ts';
@@ -90,6 +90,15 @@ describe('fire-api check', () => {
     const r = await fireApi(['check', '--data-dir', broken, '--dataset', 'sensor-readings']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('  unsorted  sensor-readings/date=2025-08-02/unsorted.parquet');
+  });
+
+  it('reports a missing dataset folder as not checked, without failing', async () => {
+    const dir = await writeSampleData();
+    await rm(path.join(dir, 'burnt-areas'), { recursive: true });
+    const r = await fireApi(['check', '--data-dir', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('burnt-areas: not checked (folder missing or unreadable)');
+    expect(r.stdout).toContain('hotspots: 2 files, 2 servable');
   });
 
   it('exits 2 on usage errors: unknown dataset, unknown option, missing data folder', async () => {
