@@ -66,7 +66,7 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
     events: {
       skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
       checked: (r) => app.log.info({ files: r.files, ms: r.ms }, r.warm ? 'data file checks warmed' : 'new or changed data files checked'),
-      failed: (e) => app.log.warn({ err: e }, 'background data file checks stopped'),
+      failed: (e) => app.log.warn({ err: e }, 'data file check process failed; its files are tried again next round'),
     },
   });
   checks.start();
