@@ -1,13 +1,14 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { BackgroundChecks } from '../queries/background-checks.ts';
 import { Engine, EngineBusyError } from '../queries/engine.ts';
 import { isOutOfTempSpace } from '../queries/errors.ts';
 import { FileChecker } from '../queries/file-check.ts';
+import { FileStates } from '../queries/file-states.ts';
 import { RowsCache } from '../queries/rows-cache.ts';
 import { TempBudget } from '../queries/temp-budget.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
-import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
@@ -72,19 +73,29 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
     });
   });
   app.addHook('onResponse', async (request, reply) => {
-    metrics.countResponse(request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.countResponse(route, reply.statusCode);
+    metrics.observeDuration(route, reply.statusCode, reply.elapsedTime / 1000);
   });
 }
 
-function startWarmChecks(app: FastifyInstance, ctx: AppContext) {
-  const started = Date.now();
-  // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
-  return warmChecksInChild(ctx.config.dataDir, path.join(ctx.extract.tempDir, 'warm-checks'), ctx.extract.checker, {
-    problem: (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'),
-    skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
-    done: (files) => app.log.info({ files, ms: Date.now() - started }, 'data file checks warmed'),
-    failed: (e) => app.log.warn({ err: e }, 'warming data file checks stopped'),
+function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): BackgroundChecks {
+  const checks = new BackgroundChecks({
+    dataDir: ctx.config.dataDir,
+    // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
+    tempDir: path.join(ctx.extract.tempDir, 'warm-checks'),
+    checker: ctx.extract.checker,
+    states: ctx.files,
+    warm: ctx.config.warmFileChecks,
+    intervalMs: ctx.config.fileCheckIntervalMs,
+    events: {
+      skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
+      checked: (r) => app.log.info({ files: r.files, ms: r.ms }, r.warm ? 'data file checks warmed' : 'new or changed data files checked'),
+      failed: (e) => app.log.warn({ err: e }, 'data file check process failed; its files are tried again next round'),
+    },
   });
+  checks.start();
+  return checks;
 }
 
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
@@ -111,12 +122,14 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   await keys.load();
   keys.watch(config.keysReloadMs);
   const metrics = new Metrics();
+  const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const context: AppContext = {
     config,
     metrics,
+    files,
     extract: {
       engine,
-      checker: new FileChecker(config.dataDir),
+      checker: new FileChecker(config.dataDir, (d, f, verdict) => files.record(d, f, verdict)),
       dataDir: config.dataDir,
       tempDir: await extractTempDir(config.tempDir),
       rowLimit: config.rowLimit,
@@ -136,12 +149,12 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
-  const warm = config.warmFileChecks ? startWarmChecks(app, context) : null;
-  registerOperationRoutes(app, context, engine, () => warm?.running() ?? false);
+  const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;
+  registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
-    await warm?.stop();
+    await checks?.stop();
     engine.close();
   });
   return { app, engine, context };

@@ -20,6 +20,9 @@ Commands:
             [--scale X]        volume multiplier for benchmarks (default 1)
   extract <dataset> --from A --to B --out FILE [...]   Walk a window into one file + FILE.manifest.json (extract --help)
   verify FILE.manifest.json  Re-request every window of an extract; exit 0 only when all are identical
+  check [--data-dir DIR] [--dataset NAME] [--json]
+                             Check every data file as the server does; exit 0 when all are servable,
+                             1 when any fails, 2 on usage errors (DATA_DIR when --data-dir is not given)
 ${KEYS_USAGE}
                              (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
@@ -101,6 +104,14 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
   if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
   if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
+  if (command === 'check') {
+    const { checkCommand, CheckUsageError } = await import('./check-cli.ts');
+    const code = await checkCommand(rest, () => loadConfig().dataDir, out).catch((e: Error) => {
+      if (e instanceof CheckUsageError) throw new UsageError(e.message);
+      throw e;
+    });
+    return void (process.exitCode = code);
+  }
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
     const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));

@@ -10,6 +10,7 @@ const Env = z.object({
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
+  FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
@@ -46,6 +47,8 @@ export interface Config {
   groupRows: number;
   /** Check every data file in the background at start, so first requests find their checks cached. */
   warmFileChecks: boolean;
+  /** How often new or changed data files are looked for and checked in the background (0: never). */
+  fileCheckIntervalMs: number;
   /** Memory for the rows of recent small responses (0: off). */
   responseCacheBytes: number;
   /** Engine time one request may take (planning, counting, writing groups); a client's download does not count. */
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rowLimit: e.ROW_LIMIT,
     groupRows: e.GROUP_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,
+    fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,
