@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
+import { UsageError } from '../client/errors.ts';
+import type { ClientIo } from '../client/io.ts';
+import { loadConfig } from '../config.ts';
+
+export function datasetNamed(name: string | undefined, command: string): DatasetDescriptor {
+  const d = DATASETS.find((x) => x.name === name);
+  if (!d) throw new UsageError(`${command} needs a dataset: ${DATASETS.map((x) => x.name).join(', ')}`);
+  return d;
+}
+
+/** --data-dir, else DATA_DIR as the server reads it. */
+export const dataDirFrom = (given: string | undefined, env: NodeJS.ProcessEnv): string => path.resolve(given ?? loadConfig(env).dataDir);
+
+/** One self-overwriting status line on a terminal, at most every 200 ms; nothing elsewhere. */
+export function statusLine(io: ClientIo): { draw(text: string): void; clear(): void } {
+  let lastMs = 0;
+  let drawn = false;
+  return {
+    draw(text) {
+      if (!io.stderrIsTTY || Date.now() - lastMs < 200) return;
+      lastMs = Date.now();
+      io.stderr.write(`\r\x1b[K${text}`);
+      drawn = true;
+    },
+    clear() {
+      if (drawn) io.stderr.write('\r\x1b[K');
+      drawn = false;
+    },
+  };
+}
+
+export const count = (n: number): string => n.toLocaleString('en-US');
