@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import { DatasetUnavailableError } from './errors.ts';
 import { parseInstant, type Instant } from './instant.ts';
+import { supersededNames } from './superseded.ts';
 import type { Window } from './window.ts';
 
 export interface DataFile {
@@ -35,10 +36,12 @@ async function listDir(dir: string, dataset: string) {
   }
 }
 
-/** Data files directly in `dir`, sorted by name so listings are deterministic. */
+/** Data files directly in `dir` (less those a compacted file replaces), sorted by name so listings are deterministic. */
 export async function listFiles(dir: string, dataset: string): Promise<DataFile[]> {
   const entries = (await listDir(dir, dataset)).filter((e) => e.isFile() && isDataFileName(e.name));
-  const names = entries.map((e) => e.name).sort();
+  const listed = entries.map((e) => e.name).sort();
+  const superseded = await supersededNames(dir, listed);
+  const names = listed.filter((name) => !superseded.has(name));
   return Promise.all(
     names.map(async (name) => {
       const p = path.join(dir, name);

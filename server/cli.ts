@@ -21,6 +21,7 @@ Commands:
   extract <dataset> --from A --to B --out FILE [...]   Walk a window into one file + FILE.manifest.json (extract --help)
   verify FILE.manifest.json  Re-request every window of an extract; exit 0 only when all are identical
   ingest <dataset> FILE...   Write source files (FIRMS CSV, EFFIS GeoJSON/shapefile, CSV) into DATA_DIR (ingest --help)
+  compact <dataset>          Rewrite partitions of several files as one sorted file each, beside a live server (compact --help)
 ${KEYS_USAGE}
                              (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
@@ -100,6 +101,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
   if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
   if (command === 'ingest') return void (process.exitCode = await (await import('./ops/ingest/ingest-command.ts')).ingestCommand(rest, process.env));
+  if (command === 'compact') return void (process.exitCode = await (await import('./ops/compact-command.ts')).compactCommand(rest, process.env));
   if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
