@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { isArgsError } from '../client/args.ts';
 import { UsageError } from '../client/errors.ts';
 import { processIo, type ClientIo } from '../client/io.ts';
 import { parseInstant } from '../../queries/instant.ts';
 import { compact, type CompactOptions, type CompactSummary } from './compact.ts';
-import { count, dataDirFrom, datasetNamed, statusLine } from './ops-io.ts';
+import { count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from './ops-io.ts';
 
 export const COMPACT_USAGE = `Usage: fire-api compact <dataset> [options]
   --data-dir DIR      dataset root (default DATA_DIR)
@@ -56,15 +55,8 @@ function printSummary(io: ClientIo, s: CompactSummary): void {
 
 /** `fire-api compact`: 0 done, 1 some partition holds a failing file, 2 usage. */
 export async function compactCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) return io.stdout.write(COMPACT_USAGE), 0;
-  let opts: ReturnType<typeof parseCompactArgs>;
-  try {
-    opts = parseCompactArgs(args, env);
-  } catch (e) {
-    if (!isArgsError(e)) throw e;
-    io.stderr.write(`fire-api compact: ${e.message}\n\n${COMPACT_USAGE}`);
-    return 2;
-  }
+  const opts = parseCommandArgs(io, 'compact', COMPACT_USAGE, args, () => parseCompactArgs(args, env));
+  if (typeof opts === 'number') return opts;
   const status = statusLine(io);
   const summary = await compact(opts, (done, total) => status.draw(`compact ${opts.dataset.name}: ${done}/${total} partitions`));
   status.clear();

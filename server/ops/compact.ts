@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileColumns, type DatasetDescriptor } from '../../datasets/index.ts';
@@ -14,7 +15,7 @@ import { isDataFileName, listFiles, listKeyValues, listPartitions, type DataFile
 import { SUPERSEDES_KEY, supersededNames } from '../../queries/superseded.ts';
 import { ident, quoteFilePath, sqlString } from '../../queries/sql.ts';
 import type { Window } from '../../queries/window.ts';
-import { withOperatorDb } from './operator-db.ts';
+import { withWriterDb, writeWithOneThread } from '../../queries/writer-db.ts';
 
 export interface CompactOptions {
   dataDir: string;
@@ -117,7 +118,8 @@ async function compactPartition(c: DuckDBConnection, checker: FileChecker, opts:
 export async function compact(opts: CompactOptions, progress: (done: number, total: number) => void = () => undefined): Promise<CompactSummary> {
   const summary: CompactSummary = { dataset: opts.dataset.name, dryRun: opts.dryRun, partitions: [], leftoversRemoved: 0 };
   const folders = await partitionFolders(opts);
-  await withOperatorDb(async ({ connection }) => {
+  await withWriterDb(os.availableParallelism(), async ({ connection }) => {
+    await writeWithOneThread(connection);
     const checker = new FileChecker(opts.dataDir);
     for (const folder of folders) {
       if (!opts.dryRun) summary.leftoversRemoved += await removeLeftovers(folder.dir);

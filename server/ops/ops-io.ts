@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
+import { isArgsError } from '../client/args.ts';
 import { UsageError } from '../client/errors.ts';
 import type { ClientIo } from '../client/io.ts';
 import { loadConfig } from '../config.ts';
@@ -32,3 +33,15 @@ export function statusLine(io: ClientIo): { draw(text: string): void; clear(): v
 }
 
 export const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The parsed options, or the exit code after --help (0) or a usage error (2), each printed with the usage text. */
+export function parseCommandArgs<T>(io: ClientIo, command: string, usage: string, args: string[], parse: () => T): T | number {
+  if (args.includes('--help') || args.includes('-h')) return io.stdout.write(usage), 0;
+  try {
+    return parse();
+  } catch (e) {
+    if (!isArgsError(e)) throw e;
+    io.stderr.write(`fire-api ${command}: ${e.message}\n\n${usage}`);
+    return 2;
+  }
+}

@@ -118,3 +118,13 @@ describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
     }
   });
 });
+
+describe('fire-api ingest and compact usage', () => {
+  it('exit 2 with the usage text for an unknown dataset, no files, or --product on another dataset', async () => {
+    for (const args of [['ingest', 'fires', 'x.csv'], ['ingest', 'hotspots'], ['ingest', 'fire-danger', '--product', 'X', 'a.csv'], ['compact', 'hotspots', '--from', '2026-02-01', '--to', '2026-01-01']]) {
+      const r = await fireApi([...args, '--data-dir', dir]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/Usage: fire-api (ingest|compact)/);
+    }
+  });
+});

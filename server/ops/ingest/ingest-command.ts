@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isArgsError } from '../../client/args.ts';
 import { UsageError } from '../../client/errors.ts';
 import { processIo, type ClientIo } from '../../client/io.ts';
-import { count, dataDirFrom, datasetNamed, statusLine } from '../ops-io.ts';
+import { count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from '../ops-io.ts';
 import { ingest, type IngestOptions, type IngestSummary } from './ingest.ts';
 import { SOURCE_TYPES } from './sources.ts';
 
@@ -60,15 +59,8 @@ function printSummary(io: ClientIo, s: IngestSummary, skipBadRows: boolean): voi
 
 /** `fire-api ingest`: 0 done, 1 bad rows or unreadable sources, 2 usage. */
 export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) return io.stdout.write(INGEST_USAGE), 0;
-  let opts: ReturnType<typeof parseIngestArgs>;
-  try {
-    opts = parseIngestArgs(args, env);
-  } catch (e) {
-    if (!isArgsError(e)) throw e;
-    io.stderr.write(`fire-api ingest: ${e.message}\n\n${INGEST_USAGE}`);
-    return 2;
-  }
+  const opts = parseCommandArgs(io, 'ingest', INGEST_USAGE, args, () => parseIngestArgs(args, env));
+  if (typeof opts === 'number') return opts;
   const status = statusLine(io);
   const started = Date.now();
   const summary = await ingest(opts, (p) =>

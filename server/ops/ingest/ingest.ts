@@ -1,8 +1,9 @@
 // `fire-api ingest`: source files to partition files in the contract's layout and schema.
 
+import os from 'node:os';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../../datasets/index.ts';
-import { withOperatorDb } from '../operator-db.ts';
+import { withWriterDb, writeWithOneThread } from '../../../queries/writer-db.ts';
 import { sourceRows, type SourceOptions } from './sources.ts';
 import { StageFile } from './stage-file.ts';
 import { FileProblem } from './values.ts';
@@ -52,7 +53,7 @@ async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRow[]
       for await (const source of sourceRows(opts.dataset, file, opts)) {
         rowsRead++;
         if ('problem' in source) bad.push({ file, line: source.line, problem: source.problem });
-        else await stage.add(fileNo, source.line, source.row);
+        else if (!stage.add(fileNo, source.line, source.row)) await stage.drained();
         if (rowsRead % 10_000 === 0) progress({ rowsRead, filesRead: fileNo, partitionsDone: 0, partitions: 0 });
       }
     } catch (e) {
@@ -67,7 +68,7 @@ async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRow[]
 
 export async function ingest(opts: IngestOptions, progress: (p: IngestProgress) => void = () => undefined): Promise<IngestSummary> {
   const d = opts.dataset;
-  return withOperatorDb(async ({ connection, workDir }) => {
+  return withWriterDb(os.availableParallelism(), async ({ connection, workDir }) => {
     const stage = new StageFile(path.join(workDir, 'stage.csv'));
     const badRows: BadRow[] = [];
     const rowsRead = await stageSources(opts, stage, badRows, progress);
@@ -80,6 +81,7 @@ export async function ingest(opts: IngestOptions, progress: (p: IngestProgress) 
     const distinct = await dedupeStage(connection, d);
     summary.repeatedInInput = stage.rows - unreadable.length - distinct;
     const parts = await stagedPartitions(connection);
+    await writeWithOneThread(connection);
     const datasetDir = path.join(opts.dataDir, d.name);
     for (const part of parts) {
       const result = await writePartition(connection, d, datasetDir, part, opts.dryRun);

@@ -23,10 +23,14 @@ export class StageFile {
     this.out = createWriteStream(path, { encoding: 'utf8' });
   }
 
-  async add(fileNo: number, line: number, row: StagedRow): Promise<void> {
+  /** False when the caller should wait for `drained()` before adding more. */
+  add(fileNo: number, line: number, row: StagedRow): boolean {
     this.rows++;
-    const text = `${fileNo},${line},${field(row.dir)},${row.values.map(field).join(',')}\n`;
-    if (!this.out.write(text)) await once(this.out, 'drain');
+    return this.out.write(`${fileNo},${line},${field(row.dir)},${row.values.map(field).join(',')}\n`);
+  }
+
+  async drained(): Promise<void> {
+    await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {

@@ -3,22 +3,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 
-export interface OperatorDb {
+export interface WriterDb {
   connection: DuckDBConnection;
   /** A private folder for staging and spills, removed afterwards. */
   workDir: string;
 }
 
 /**
- * A DuckDB of the operator command's own (not the server's locked engine), set up as the demo
- * writer's: one thread, so row groups and file bytes depend only on the rows; UTC; no extension
- * downloads.
+ * A DuckDB for writing data files (demo data, `fire-api ingest` and `compact`), never the server's
+ * locked engine: UTC, no extension downloads, `threads` for reading and sorting. Files are
+ * written with one thread (`writeWithOneThread`), so their row groups depend only on the rows.
  */
-export async function withOperatorDb<T>(fn: (db: OperatorDb) => Promise<T>): Promise<T> {
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-ops-'));
+export async function withWriterDb<T>(threads: number, fn: (db: WriterDb) => Promise<T>): Promise<T> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-writer-'));
   try {
     const instance = await DuckDBInstance.create(':memory:', {
-      threads: '1',
+      threads: String(threads),
       temp_directory: path.join(workDir, 'spill'),
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
@@ -39,3 +39,5 @@ export async function withOperatorDb<T>(fn: (db: OperatorDb) => Promise<T>): Pro
   }
 }
 
+
+export const writeWithOneThread = (c: DuckDBConnection) => c.run('SET threads = 1');
