@@ -52,6 +52,15 @@ class CompactReader {
     return { size: header >> 4 === 15 ? this.varint() : header >> 4, type: header & 0x0f };
   }
 
+  /**
+   * A list, set or map element. Booleans there are one byte each, not folded into a header: every
+   * element consumes input, so a forged count ends at the end of the footer instead of looping.
+   */
+  element(type: number): void {
+    if (type === TYPE.TRUE || type === TYPE.FALSE) this.byte();
+    else this.skip(type);
+  }
+
   skip(type: number): void {
     if (type === TYPE.TRUE || type === TYPE.FALSE) return;
     if (type === TYPE.I8) return void this.byte();
@@ -65,15 +74,14 @@ class CompactReader {
     }
     if (type === TYPE.LIST || type === TYPE.SET) {
       const { size, type: element } = this.listHeader();
-      // Booleans in a list are one byte each, not folded into a header.
-      for (let i = 0; i < size; i++) element === TYPE.TRUE || element === TYPE.FALSE ? this.byte() : this.skip(element);
+      for (let i = 0; i < size; i++) this.element(element);
       return;
     }
     if (type === TYPE.MAP) {
       const size = this.varint();
       if (size === 0) return;
       const kinds = this.byte();
-      for (let i = 0; i < size; i++) this.skip(kinds >> 4), this.skip(kinds & 0x0f);
+      for (let i = 0; i < size; i++) this.element(kinds >> 4), this.element(kinds & 0x0f);
       return;
     }
     throw new Error(`Parquet footer: unknown Thrift type ${type}`);

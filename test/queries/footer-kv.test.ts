@@ -37,3 +37,11 @@ describe('footerKeyValues (the Parquet footer key-value metadata, read without D
     expect(() => footerKeyValues(new Uint8Array([0x15, 0x02]))).toThrow(/ends early/);
   });
 });
+
+describe('footerKeyValues on a forged footer', () => {
+  it('stops at the end of the bytes when a map claims a huge number of boolean entries', () => {
+    // Field 9 of FileMetaData as a map of 2^40 (bool, bool) entries and nothing after it.
+    const forged = new Uint8Array([0x9b, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x11]);
+    expect(() => footerKeyValues(forged)).toThrow(/ends early/);
+  });
+});
