@@ -105,11 +105,11 @@ async function main(): Promise<void> {
   load.after = os.loadavg();
   const figures: Figure[] = [
     info('ingest: a year of FIRMS CSV', 'rows', whole.rows),
-    info('ingest: a year of FIRMS CSV', 'fire-api ingest rows/s (process start to exit, 1 DuckDB thread)', whole.rows / ingestSeconds, 'rows/s'),
+    info('ingest: a year of FIRMS CSV', 'fire-api ingest rows/s (CLI process, start to exit)', whole.rows / ingestSeconds, 'rows/s'),
     info('ingest: a year of FIRMS CSV', 'DuckDB COPY csv -> parquet per day, rows/s (every core)', whole.rows / refIngestSeconds, 'rows/s'),
     info('ingest: a year of FIRMS CSV', 'ratio fire-api / DuckDB COPY (time)', ingestSeconds / refIngestSeconds),
     info('compact: two files per day', 'partitions', refCompact.partitions),
-    info('compact: two files per day', 'fire-api compact s per partition (process start to exit, 1 DuckDB thread)', compactSeconds / refCompact.partitions, 's'),
+    info('compact: two files per day', 'fire-api compact s per partition (CLI process, start to exit)', compactSeconds / refCompact.partitions, 's'),
     info('compact: two files per day', 'DuckDB COPY of each partition, sorted, s per partition (every core)', refCompact.seconds / refCompact.partitions, 's'),
     info('compact: two files per day', 'ratio fire-api / DuckDB COPY (time)', compactSeconds / refCompact.seconds),
   ];
