@@ -21,12 +21,12 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   throw new Error(`redis-server did not listen on ${port}`);
 }
 
-/** A real, throw-away redis-server (Debian package `redis-server`, installed by .ci/run). */
-export async function startRedis(): Promise<RedisServer> {
+/** A real, throw-away redis-server (`program`: its path, see `redisServer()` in services.ts). */
+export async function startRedis(program: string): Promise<RedisServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await new Promise<void>((resolve, reject) => {
-    child.once('error', (e) => reject(new Error(`cannot start redis-server (apt-get install redis-server): ${e.message}`)));
+    child.once('error', (e) => reject(new Error(`cannot start ${program}: ${e.message}`)));
     waitForPort(port, 5000).then(resolve, reject);
   });
   const stop = () =>

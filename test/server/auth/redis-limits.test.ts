@@ -4,10 +4,12 @@ import { freePort, startServer as startServerProcess } from '../../../bench/serv
 import { issueKey } from '../../../server/keys/key-admin.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
+import { needService, redisServer } from '../../helpers/services.ts';
 import { startServer, TEST_HOLDER, type TestServer } from '../../helpers/server.ts';
 
 const DATA = '/api/v1/fire-danger?from=2025-08-01&to=2025-08-02&format=csv';
-let redis: RedisServer;
+const REDIS = redisServer();
+let redis: RedisServer | undefined;
 let dataDir: string;
 
 async function hit(s: { url: string }, key: string): Promise<Response> {
@@ -17,13 +19,18 @@ async function hit(s: { url: string }, key: string): Promise<Response> {
 }
 
 beforeAll(async () => {
-  redis = await startRedis();
+  // Without the program the tests skip (or fail in CI) on their own; nothing to start here.
+  if (REDIS.path) redis = await startRedis(REDIS.path);
   dataDir = await writeSampleData();
 });
-afterAll(() => redis.stop());
+afterAll(async () => {
+  await redis?.stop();
+});
 
 describe('several instances on one Redis', () => {
-  it('two server processes enforce one limit per key, and one key never spends another key’s budget', async () => {
+  it('two server processes enforce one limit per key, and one key never spends another key’s budget', async (ctx) => {
+    needService(ctx, REDIS);
+    if (!redis) throw new Error('redis-server did not start');
     const a = await startServer(dataDir, { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '10' });
     const port = await freePort();
     const env = { DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp-b`, KEYS_FILE: a.keysFile, REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '10', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
@@ -45,8 +52,8 @@ describe('several instances on one Redis', () => {
 });
 
 describe('Redis down: fail open, bounded, logged, counted', () => {
-  it('requests neither hang nor leak Redis errors when Redis stops', async () => {
-    const own = await startRedis();
+  it('requests neither hang nor leak Redis errors when Redis stops', async (ctx) => {
+    const own = await startRedis(needService(ctx, REDIS));
     const logs = new PassThrough();
     let logText = '';
     logs.on('data', (c: Buffer) => (logText += c.toString()));

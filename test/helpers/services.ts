@@ -1,0 +1,73 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A Debian program some tests need (a real redis-server, a real Chromium). Outside CI a missing one
+ * skips those tests with a note the summary reporter lists; in CI (`CI=true`) it fails them, so CI
+ * keeps running everything.
+ */
+export interface Service {
+  name: string;
+  /** The Debian package that provides it. */
+  debianPackage: string;
+  /** Absolute path of the program, or null when it is not installed. */
+  path: string | null;
+}
+
+const SKIP_NOTE = /^needs (\S+) \(apt-get install (\S+)\)$/;
+
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first of `names` found as an executable on PATH. */
+export function findOnPath(names: readonly string[], searchPath = process.env.PATH ?? ''): string | null {
+  for (const name of names) {
+    for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
+      const file = path.join(dir, name);
+      if (executable(file)) return file;
+    }
+  }
+  return null;
+}
+
+export function redisServer(): Service {
+  return { name: 'redis-server', debianPackage: 'redis-server', path: findOnPath(['redis-server']) };
+}
+
+/** `CHROMIUM_PATH` if set (it must then exist), else the names Debian, Ubuntu and Google use. */
+export function chromium(env: NodeJS.ProcessEnv = process.env): Service {
+  const chosen = env.CHROMIUM_PATH;
+  const found = chosen ? (executable(chosen) ? chosen : null) : findOnPath(['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'], env.PATH);
+  return { name: 'chromium', debianPackage: 'chromium', path: found };
+}
+
+export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = (env.CI ?? '').toLowerCase();
+  return ci !== '' && ci !== '0' && ci !== 'false';
+}
+
+export function skipNote(service: Service): string {
+  return `needs ${service.name} (apt-get install ${service.debianPackage})`;
+}
+
+/** Reads a note written by `skipNote` back: the service and its package, or null for any other note. */
+export function parseSkipNote(note: string | undefined): { name: string; debianPackage: string } | null {
+  const m = SKIP_NOTE.exec(note ?? '');
+  return m ? { name: m[1]!, debianPackage: m[2]! } : null;
+}
+
+/**
+ * Call first in a test that needs `service`: returns its path when installed; otherwise skips the
+ * test with a note (outside CI) or throws naming the missing service (CI).
+ */
+export function needService(ctx: { skip: (note?: string) => never }, service: Service, env: NodeJS.ProcessEnv = process.env): string {
+  if (service.path) return service.path;
+  if (isCi(env)) throw new Error(`${service.name} is not installed, and CI runs every test: apt-get install ${service.debianPackage}`);
+  return ctx.skip(skipNote(service));
+}
