@@ -96,6 +96,15 @@ describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
     expect(await allFiles(path.join(dataDir, 'hotspots/date=2026-02-01'))).toHaveLength(1);
   });
 
+  it('counts every bad row of a wholly wrong file but keeps only the first thousand, and lists 20 on stderr', async () => {
+    const file = await source('all-bad.csv', VIIRS_HEADER, Array.from({ length: 1500 }, (_, i) => `39.5,-8.2,340,0.39,0.36,2026-02-0${(i % 9) + 1},9999,N,VIIRS,n,2.0NRT,290,1,D`));
+    const text = await ingest(file);
+    expect(text.stderr).toContain(`${file}:21: acq_time: '9999' is not a time of day`);
+    expect(text.stderr).toContain('... and 1,480 more bad rows');
+    const json = JSON.parse((await ingest('--json', file)).stdout);
+    expect([json.badRowCount, json.badRows.length, json.stopped]).toEqual([1500, 1000, 'bad rows (--skip-bad-rows writes the others)']);
+  });
+
   it('refuses a file that is not FIRMS CSV as a whole, naming the missing columns, even with --skip-bad-rows', async () => {
     const r = await ingest('--skip-bad-rows', await source('other.csv', 'lat,lon,when', ['1,2,3']));
     expect(r.code).toBe(1);

@@ -12,7 +12,11 @@ const MODIS = ['brightness', 'bright_t31'];
 const ALWAYS = ['latitude', 'longitude', 'acq_date', 'acq_time'];
 
 /** FIRMS satellite codes of VIIRS (short and long forms) to the platform in FIRMS product names. */
-const VIIRS_PLATFORM: Record<string, string> = { N: 'SNPP', 'Suomi NPP': 'SNPP', '1': 'NOAA20', N20: 'NOAA20', 'NOAA-20': 'NOAA20', '2': 'NOAA21', N21: 'NOAA21', 'NOAA-21': 'NOAA21' };
+const VIIRS_PLATFORM: Record<string, string> = {
+  N: 'SNPP', 'Suomi NPP': 'SNPP', NPP: 'SNPP',
+  '1': 'NOAA20', N20: 'NOAA20', 'NOAA-20': 'NOAA20', J1: 'NOAA20',
+  '2': 'NOAA21', N21: 'NOAA21', 'NOAA-21': 'NOAA21', J2: 'NOAA21',
+};
 
 /** Which FIRMS layout a header is: VIIRS or MODIS columns, plus the ones every layout has. */
 export function firmsInstrument(header: readonly string[]): 'VIIRS' | 'MODIS' {

@@ -43,15 +43,15 @@ function parseIngestArgs(args: string[], env: NodeJS.ProcessEnv): IngestOptions 
 
 function printSummary(io: ClientIo, s: IngestSummary, skipBadRows: boolean): void {
   for (const b of s.badRows.slice(0, SHOWN_BAD_ROWS)) io.stderr.write(`${b.file}${b.line === null ? '' : `:${b.line}`}: ${b.problem}\n`);
-  if (s.badRows.length > SHOWN_BAD_ROWS) io.stderr.write(`... and ${count(s.badRows.length - SHOWN_BAD_ROWS)} more bad rows\n`);
+  if (s.badRowCount > SHOWN_BAD_ROWS) io.stderr.write(`... and ${count(s.badRowCount - SHOWN_BAD_ROWS)} more bad rows\n`);
   if (s.stopped) {
-    io.stdout.write(`${s.dataset}: nothing written: ${s.stopped}; ${count(s.rowsRead)} rows read, ${count(s.badRows.length)} bad\n`);
+    io.stdout.write(`${s.dataset}: nothing written: ${s.stopped}; ${count(s.rowsRead)} rows read, ${count(s.badRowCount)} bad\n`);
     return;
   }
   const verb = s.dryRun ? 'would write' : 'wrote';
   const files = s.partitions.filter((p) => p.file !== null || (s.dryRun && p.rows > p.present)).length;
   io.stdout.write(
-    `${s.dataset}${s.dryRun ? ' (dry run)' : ''}: ${count(s.rowsRead)} rows read, ${count(s.badRows.length)} bad${skipBadRows && s.badRows.length ? ' (skipped)' : ''}, ` +
+    `${s.dataset}${s.dryRun ? ' (dry run)' : ''}: ${count(s.rowsRead)} rows read, ${count(s.badRowCount)} bad${skipBadRows && s.badRowCount ? ' (skipped)' : ''}, ` +
       `${count(s.repeatedInInput)} repeated in the input, ${count(s.alreadyPresent)} already present; ` +
       `${verb} ${count(s.rowsWritten)} rows in ${files} files, ${s.partitions.length} partitions touched\n`,
   );

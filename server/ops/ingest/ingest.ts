@@ -24,6 +24,21 @@ export interface BadRow {
   problem: string;
 }
 
+/** Bad rows kept for the report: the first thousand (a wholly wrong file can have millions), every unreadable file. */
+const KEPT_BAD_ROWS = 1000;
+
+class BadRows {
+  readonly kept: BadRow[] = [];
+  count = 0;
+  unreadableFile = false;
+
+  add(b: BadRow): void {
+    this.count++;
+    this.unreadableFile ||= b.line === null;
+    if (this.kept.length < KEPT_BAD_ROWS || b.line === null) this.kept.push(b);
+  }
+}
+
 export interface IngestProgress {
   rowsRead: number;
   filesRead: number;
@@ -35,7 +50,9 @@ export interface IngestSummary {
   dataset: string;
   dryRun: boolean;
   rowsRead: number;
+  /** The first bad rows found (and every unreadable file); `badRowCount` counts them all. */
   badRows: BadRow[];
+  badRowCount: number;
   /** Rows given more than once in the input: written once. */
   repeatedInInput: number;
   alreadyPresent: number;
@@ -46,19 +63,19 @@ export interface IngestSummary {
 }
 
 /** Reads every source file into the stage file; bad rows and unreadable files are collected, not thrown. */
-async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRow[], progress: (p: IngestProgress) => void): Promise<number> {
+async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRows, progress: (p: IngestProgress) => void): Promise<number> {
   let rowsRead = 0;
   for (const [fileNo, file] of opts.files.entries()) {
     try {
       for await (const source of sourceRows(opts.dataset, file, opts)) {
         rowsRead++;
-        if ('problem' in source) bad.push({ file, line: source.line, problem: source.problem });
+        if ('problem' in source) bad.add({ file, line: source.line, problem: source.problem });
         else if (!stage.add(fileNo, source.line, source.row)) await stage.drained();
         if (rowsRead % 10_000 === 0) progress({ rowsRead, filesRead: fileNo, partitionsDone: 0, partitions: 0 });
       }
     } catch (e) {
       if (!(e instanceof FileProblem) && (e as NodeJS.ErrnoException).code === undefined) throw e;
-      bad.push({ file, line: null, problem: e instanceof FileProblem ? e.message : `unreadable: ${(e as Error).message}` });
+      bad.add({ file, line: null, problem: e instanceof FileProblem ? e.message : `unreadable: ${(e as Error).message}` });
     }
     progress({ rowsRead, filesRead: fileNo + 1, partitionsDone: 0, partitions: 0 });
   }
@@ -66,30 +83,34 @@ async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRow[]
   return rowsRead;
 }
 
+const BAD_ROWS_STOP = 'bad rows (--skip-bad-rows writes the others)';
+
 export async function ingest(opts: IngestOptions, progress: (p: IngestProgress) => void = () => undefined): Promise<IngestSummary> {
   const d = opts.dataset;
   return withWriterDb(os.availableParallelism(), async ({ connection, workDir }) => {
     const stage = new StageFile(path.join(workDir, 'stage.csv'));
-    const badRows: BadRow[] = [];
-    const rowsRead = await stageSources(opts, stage, badRows, progress);
-    const summary: IngestSummary = { dataset: d.name, dryRun: opts.dryRun, rowsRead, badRows, repeatedInInput: 0, alreadyPresent: 0, rowsWritten: 0, partitions: [], stopped: null };
-    if (badRows.some((b) => b.line === null)) return { ...summary, stopped: 'a source file could not be read' };
-    if (badRows.length > 0 && !opts.skipBadRows) return { ...summary, stopped: 'bad rows (--skip-bad-rows writes the others)' };
+    const bad = new BadRows();
+    const rowsRead = await stageSources(opts, stage, bad, progress);
+    const summary = (stopped: string | null): IngestSummary => ({ dataset: d.name, dryRun: opts.dryRun, rowsRead, badRows: bad.kept, badRowCount: bad.count, repeatedInInput: 0, alreadyPresent: 0, rowsWritten: 0, partitions: [], stopped });
+    if (bad.unreadableFile) return summary('a source file could not be read');
+    const refuse = () => bad.count > 0 && !opts.skipBadRows;
+    if (refuse()) return summary(BAD_ROWS_STOP);
     const unreadable = await loadStage(connection, d, stage.path);
-    badRows.push(...unreadable.map((b) => ({ file: opts.files[b.file]!, line: b.line, problem: b.problem })));
-    if (unreadable.length > 0 && !opts.skipBadRows) return { ...summary, stopped: 'bad rows (--skip-bad-rows writes the others)' };
+    unreadable.forEach((b) => bad.add({ file: opts.files[b.file]!, line: b.line, problem: b.problem }));
+    if (refuse()) return summary(BAD_ROWS_STOP);
     const distinct = await dedupeStage(connection, d);
-    summary.repeatedInInput = stage.rows - unreadable.length - distinct;
+    const done = summary(null);
+    done.repeatedInInput = stage.rows - unreadable.length - distinct;
     const parts = await stagedPartitions(connection);
     await writeWithOneThread(connection);
     const datasetDir = path.join(opts.dataDir, d.name);
     for (const part of parts) {
       const result = await writePartition(connection, d, datasetDir, part, opts.dryRun);
-      summary.partitions.push(result);
-      summary.alreadyPresent += result.present;
-      summary.rowsWritten += result.rows - result.present;
-      progress({ rowsRead, filesRead: opts.files.length, partitionsDone: summary.partitions.length, partitions: parts.length });
+      done.partitions.push(result);
+      done.alreadyPresent += result.present;
+      done.rowsWritten += result.rows - result.present;
+      progress({ rowsRead, filesRead: opts.files.length, partitionsDone: done.partitions.length, partitions: parts.length });
     }
-    return summary;
+    return done;
   });
 }
