@@ -3,7 +3,7 @@ import { UsageError } from '../client/errors.ts';
 import { processIo, type ClientIo } from '../client/io.ts';
 import { parseInstant } from '../../queries/instant.ts';
 import { compact, type CompactOptions, type CompactSummary } from './compact.ts';
-import { count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from './ops-io.ts';
+import { busyExit, count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from './ops-io.ts';
 
 export const COMPACT_USAGE = `Usage: fire-api compact <dataset> [options]
   --data-dir DIR      dataset root (default DATA_DIR)
@@ -58,8 +58,9 @@ export async function compactCommand(args: string[], env: NodeJS.ProcessEnv, io:
   const opts = parseCommandArgs(io, 'compact', COMPACT_USAGE, args, () => parseCompactArgs(args, env));
   if (typeof opts === 'number') return opts;
   const status = statusLine(io);
-  const summary = await compact(opts, (done, total) => status.draw(`compact ${opts.dataset.name}: ${done}/${total} partitions`));
+  const summary = await compact(opts, (done, total) => status.draw(`compact ${opts.dataset.name}: ${done}/${total} partitions`)).catch((e: unknown) => busyExit(io, 'compact', e));
   status.clear();
+  if (typeof summary === 'number') return summary;
   if (opts.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else printSummary(io, summary);
   return summary.partitions.some((p) => p.state === 'failing') ? 1 : 0;

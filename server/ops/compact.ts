@@ -16,6 +16,7 @@ import { SUPERSEDES_KEY, supersededNames } from '../../queries/superseded.ts';
 import { ident, quoteFilePath, sqlString } from '../../queries/sql.ts';
 import type { Window } from '../../queries/window.ts';
 import { withWriterDb, writeWithOneThread } from '../../queries/writer-db.ts';
+import { withDatasetLock } from './ops-lock.ts';
 
 export interface CompactOptions {
   dataDir: string;
@@ -115,7 +116,13 @@ async function compactPartition(c: DuckDBConnection, checker: FileChecker, opts:
   return { dir: rel, state: 'compacted', files: files.length, rows: written.rows, seconds: (performance.now() - started) / 1000, file: written.file };
 }
 
+/** Rewrites under the dataset's operator lock (a dry run writes nothing and takes none). */
 export async function compact(opts: CompactOptions, progress: (done: number, total: number) => void = () => undefined): Promise<CompactSummary> {
+  const run = () => compactUnlocked(opts, progress);
+  return opts.dryRun ? run() : withDatasetLock(path.join(opts.dataDir, opts.dataset.name), run);
+}
+
+async function compactUnlocked(opts: CompactOptions, progress: (done: number, total: number) => void): Promise<CompactSummary> {
   const summary: CompactSummary = { dataset: opts.dataset.name, dryRun: opts.dryRun, partitions: [], leftoversRemoved: 0 };
   const folders = await partitionFolders(opts);
   await withWriterDb(os.availableParallelism(), async ({ connection }) => {

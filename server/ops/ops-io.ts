@@ -4,6 +4,7 @@ import { isArgsError } from '../client/args.ts';
 import { UsageError } from '../client/errors.ts';
 import type { ClientIo } from '../client/io.ts';
 import { loadConfig } from '../config.ts';
+import { DatasetBusyError } from './ops-lock.ts';
 
 export function datasetNamed(name: string | undefined, command: string): DatasetDescriptor {
   const d = DATASETS.find((x) => x.name === name);
@@ -44,4 +45,11 @@ export function parseCommandArgs<T>(io: ClientIo, command: string, usage: string
     io.stderr.write(`fire-api ${command}: ${e.message}\n\n${usage}`);
     return 2;
   }
+}
+
+/** Exit code 1 with one line when another ingest or compact holds the dataset; anything else is rethrown. */
+export function busyExit(io: ClientIo, command: string, e: unknown): number {
+  if (!(e instanceof DatasetBusyError)) throw e;
+  io.stderr.write(`fire-api ${command}: ${e.message}\n`);
+  return 1;
 }

@@ -1,4 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
@@ -135,5 +137,27 @@ describe('fire-api ingest and compact usage', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/Usage: fire-api (ingest|compact)/);
     }
+  });
+});
+
+describe('one ingest or compact of a dataset at a time', () => {
+  it('refuses to run while another live process holds the dataset, and takes over a lock its dead holder left', async () => {
+    const lock = path.join(dataDir, 'hotspots/_ops.lock');
+    await mkdir(path.dirname(lock), { recursive: true });
+    await writeFile(lock, `${process.pid}\n`);
+    const file = await source('locked.csv', VIIRS_HEADER, [VIIRS_ROWS[0]!.replaceAll('2026-03-04', '2026-01-15')]);
+    for (const args of [['ingest', 'hotspots', file], ['compact', 'hotspots']]) {
+      const r = await fireApi([...args, '--data-dir', dataDir]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`another ingest or compact of hotspots is running (${lock}, pid ${process.pid})`);
+    }
+    // A pid that has certainly exited: a child that ran and was reaped.
+    const child = execFile(process.execPath, ['-e', '']);
+    await promisify((cb: () => void) => child.once('exit', () => cb()))();
+    await writeFile(lock, `${child.pid}\n`);
+    const r = await fireApi(['ingest', 'hotspots', '--data-dir', dataDir, file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await allFiles(path.join(dataDir, 'hotspots/date=2026-01-15'))).toHaveLength(1);
+    await rm(lock, { force: true });
   });
 });

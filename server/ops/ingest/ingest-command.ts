@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../client/errors.ts';
 import { processIo, type ClientIo } from '../../client/io.ts';
-import { count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from '../ops-io.ts';
+import { busyExit, count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from '../ops-io.ts';
 import { ingest, type IngestOptions, type IngestSummary } from './ingest.ts';
 import { SOURCE_TYPES } from './sources.ts';
 
@@ -65,8 +65,9 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv, io: 
   const started = Date.now();
   const summary = await ingest(opts, (p) =>
     status.draw(`ingest ${opts.dataset.name}: ${count(p.rowsRead)} rows, ${p.filesRead}/${opts.files.length} files, ${p.partitionsDone}/${p.partitions} partitions written`),
-  );
+  ).catch((e: unknown) => busyExit(io, 'ingest', e));
   status.clear();
+  if (typeof summary === 'number') return summary;
   if (opts.json) io.stdout.write(`${JSON.stringify({ ...summary, seconds: (Date.now() - started) / 1000 }, null, 2)}\n`);
   else printSummary(io, summary, opts.skipBadRows);
   return summary.stopped ? 1 : 0;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../../datasets/index.ts';
 import { withWriterDb, writeWithOneThread } from '../../../queries/writer-db.ts';
+import { withDatasetLock } from '../ops-lock.ts';
 import { sourceRows, type SourceOptions } from './sources.ts';
 import { StageFile } from './stage-file.ts';
 import { FileProblem } from './values.ts';
@@ -85,7 +86,13 @@ async function stageSources(opts: IngestOptions, stage: StageFile, bad: BadRows,
 
 const BAD_ROWS_STOP = 'bad rows (--skip-bad-rows writes the others)';
 
+/** Reads, checks and writes under the dataset's operator lock (a dry run writes nothing and takes none). */
 export async function ingest(opts: IngestOptions, progress: (p: IngestProgress) => void = () => undefined): Promise<IngestSummary> {
+  const run = () => ingestUnlocked(opts, progress);
+  return opts.dryRun ? run() : withDatasetLock(path.join(opts.dataDir, opts.dataset.name), run);
+}
+
+async function ingestUnlocked(opts: IngestOptions, progress: (p: IngestProgress) => void): Promise<IngestSummary> {
   const d = opts.dataset;
   return withWriterDb(os.availableParallelism(), async ({ connection, workDir }) => {
     const stage = new StageFile(path.join(workDir, 'stage.csv'));
