@@ -44,7 +44,7 @@ export async function loadStage(c: DuckDBConnection, d: DatasetDescriptor, stage
 export async function dedupeStage(c: DuckDBConnection, d: DatasetDescriptor): Promise<number> {
   const key = INGEST_KEY[d.name]!.map(ident).join(', ');
   const typed = fileColumns(d).map(typedColumn).join(', ');
-  await c.run(`CREATE TABLE fresh AS SELECT _file, _line, _dir, ${typed} FROM stage QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _file, _line) = 1 ORDER BY _dir`);
+  await c.run(`CREATE TABLE fresh AS SELECT _file, _line, _dir, ${typed} FROM stage QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _file, _line) = 1 ORDER BY _dir, ${d.orderBy.map(ident).join(', ')}`);
   await c.run('DROP TABLE stage');
   return Number((await c.runAndReadAll('SELECT count(*) FROM fresh')).getRows()[0]![0]);
 }
@@ -70,22 +70,28 @@ export async function stagedPartitions(c: DuckDBConnection): Promise<{ dir: stri
   return rows.map(([dir, count]) => ({ dir: String(dir), rows: Number(count) }));
 }
 
+/** The partition's rows not yet in its files: a table of them when some files exist, else a filter of the input. */
+async function newRows(c: DuckDBConnection, d: DatasetDescriptor, dir: string, part: { dir: string; rows: number }): Promise<{ source: string; rows: number }> {
+  const existing = await existingFiles(dir, d.name);
+  const inPartition = `(SELECT * FROM fresh WHERE _dir = ${sqlString(part.dir)})`;
+  if (existing.length === 0) return { source: inPartition, rows: part.rows };
+  const key = INGEST_KEY[d.name]!.map(ident).join(', ');
+  await c.run(`CREATE OR REPLACE TEMP TABLE part AS SELECT * FROM ${inPartition} ANTI JOIN (SELECT DISTINCT ${key} FROM read_parquet([${existing.map(sqlString).join(', ')}])) USING (${key})`);
+  return { source: 'part', rows: Number((await c.runAndReadAll('SELECT count(*) FROM part')).getRows()[0]![0]) };
+}
+
 /** The rows of one partition not yet in its files, written as one file sorted by the order key (unless `dryRun`). */
 export async function writePartition(c: DuckDBConnection, d: DatasetDescriptor, datasetDir: string, part: { dir: string; rows: number }, dryRun: boolean): Promise<PartitionResult> {
   const dir = path.join(datasetDir, part.dir);
-  const existing = await existingFiles(dir, d.name);
-  const key = INGEST_KEY[d.name]!.map(ident).join(', ');
-  const present = existing.length === 0 ? '' : ` ANTI JOIN (SELECT DISTINCT ${key} FROM read_parquet([${existing.map(sqlString).join(', ')}])) USING (${key})`;
-  await c.run(`CREATE OR REPLACE TEMP TABLE part AS SELECT * FROM (SELECT * FROM fresh WHERE _dir = $dir)${present}`, { dir: part.dir });
-  const newRows = Number((await c.runAndReadAll('SELECT count(*) FROM part')).getRows()[0]![0]);
-  const result = { dir: part.dir, rows: part.rows, present: part.rows - newRows, file: null };
-  if (newRows === 0 || dryRun) return result;
+  const fresh = await newRows(c, d, dir, part);
+  const result = { dir: part.dir, rows: part.rows, present: part.rows - fresh.rows, file: null };
+  if (fresh.rows === 0 || dryRun) return result;
   const name = `ingest-${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(4).toString('hex')}.parquet`;
   await mkdir(dir, { recursive: true });
   const hidden = path.join(dir, `_${name}`);
   const columns = fileColumns(d).map((col) => ident(col.name)).join(', ');
   try {
-    await c.run(`COPY (SELECT ${columns} FROM part ORDER BY ${d.orderBy.map(ident).join(', ')}) TO ${sqlString(hidden)} (FORMAT parquet)`);
+    await c.run(`COPY (SELECT ${columns} FROM ${fresh.source} ORDER BY ${d.orderBy.map(ident).join(', ')}) TO ${sqlString(hidden)} (FORMAT parquet)`);
     await rename(hidden, path.join(dir, name));
   } catch (e) {
     await rm(hidden, { force: true });
