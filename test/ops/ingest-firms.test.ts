@@ -161,3 +161,20 @@ describe('one ingest or compact of a dataset at a time', () => {
     await rm(lock, { force: true });
   });
 });
+
+describe('fire-api ingest into a partition holding a broken file', () => {
+  it('stops there with exit 1 naming the partition, keeps the partitions before it, and adds the rest when run again', async () => {
+    const data = path.join(dir, 'broken-data');
+    const broken = path.join(data, 'hotspots/date=2026-03-05/broken.parquet');
+    await mkdir(path.dirname(broken), { recursive: true });
+    await writeFile(broken, 'not parquet at all');
+    const file = await source('two-days.csv', VIIRS_HEADER, VIIRS_ROWS);
+    const r = await fireApi(['ingest', 'hotspots', '--data-dir', data, file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/stopped after writing 3 rows: date=2026-03-05: .* \(1 partitions before it written; run the same ingest again once it is fixed\)/);
+    expect(await allFiles(path.join(data, 'hotspots/date=2026-03-04'))).toHaveLength(1);
+    await rm(broken);
+    const again = await fireApi(['ingest', 'hotspots', '--data-dir', data, file]);
+    expect(again.stdout).toMatch(/3 already present; wrote 1 rows in 1 files/);
+  });
+});

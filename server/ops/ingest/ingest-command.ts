@@ -45,7 +45,8 @@ function printSummary(io: ClientIo, s: IngestSummary, skipBadRows: boolean): voi
   for (const b of s.badRows.slice(0, SHOWN_BAD_ROWS)) io.stderr.write(`${b.file}${b.line === null ? '' : `:${b.line}`}: ${b.problem}\n`);
   if (s.badRowCount > SHOWN_BAD_ROWS) io.stderr.write(`... and ${count(s.badRowCount - SHOWN_BAD_ROWS)} more bad rows\n`);
   if (s.stopped) {
-    io.stdout.write(`${s.dataset}: nothing written: ${s.stopped}; ${count(s.rowsRead)} rows read, ${count(s.badRowCount)} bad\n`);
+    const what = s.partitions.length === 0 ? 'nothing written' : `stopped after writing ${count(s.rowsWritten)} rows`;
+    io.stdout.write(`${s.dataset}: ${what}: ${s.stopped}; ${count(s.rowsRead)} rows read, ${count(s.badRowCount)} bad\n`);
     return;
   }
   const verb = s.dryRun ? 'would write' : 'wrote';

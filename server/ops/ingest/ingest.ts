@@ -112,7 +112,9 @@ async function ingestUnlocked(opts: IngestOptions, progress: (p: IngestProgress)
     await writeWithOneThread(connection);
     const datasetDir = path.join(opts.dataDir, d.name);
     for (const part of parts) {
-      const result = await writePartition(connection, d, datasetDir, part, opts.dryRun);
+      const result = await writePartition(connection, d, datasetDir, part, opts.dryRun).catch((e: Error) => e);
+      // Partitions already written stay: the same ingest again adds only what is missing.
+      if (result instanceof Error) return { ...done, stopped: `${part.dir}: ${result.message.split('\n')[0]} (${done.partitions.length} partitions before it written; run the same ingest again once it is fixed)` };
       done.partitions.push(result);
       done.alreadyPresent += result.present;
       done.rowsWritten += result.rows - result.present;
