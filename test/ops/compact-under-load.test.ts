@@ -62,7 +62,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.stop());
 
-describe('fire-api compact beside a live server process', () => {
+describe('fire-api compact and ingest beside a live server process', () => {
   it('never lets a request see a row twice or miss one: every complete 200 is byte-identical to before, the rest are 503s or cut transfers', async () => {
     const reference = new Map<string, string>();
     for (const url of REQUESTS) {
@@ -86,5 +86,31 @@ describe('fire-api compact beside a live server process', () => {
     expect(during.filter((o) => !['same', 'cut', '503'].includes(o))).toEqual([]);
     for (const url of REQUESTS) expect(await request(url, reference)).toBe('same');
     expect((await allFiles(path.join(dir, 'data/hotspots'))).every((f) => /\/compacted-[0-9a-f]{16}\.parquet$/.test(f))).toBe(true);
+  }, 180_000);
+
+  it('an ingest beside it adds each day whole or not at all: every response holds 1,800 or 2,400 rows of a day, never a part of the new file', async () => {
+    const batch = await firmsBatch(3);
+    let ingesting = true;
+    const perDay: number[] = [];
+    const ingestion = fireApi(['ingest', 'hotspots', '--data-dir', path.join(dir, 'data'), batch]).finally(() => (ingesting = false));
+    const client = async () => {
+      while (ingesting) {
+        const r = await fetch(`${server.baseUrl}${REQUESTS[0]}`, { headers });
+        if (r.status !== 200) continue;
+        const text = await r.text().catch(() => null);
+        if (text === null) continue;
+        const days = new Map<string, number>();
+        for (const line of text.trim().split('\n').slice(1)) days.set(line.split(',')[2]!.slice(0, 10), (days.get(line.split(',')[2]!.slice(0, 10)) ?? 0) + 1);
+        perDay.push(...days.values());
+      }
+    };
+    await Promise.all([client(), client(), client()]);
+    const result = await ingestion;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`wrote ${(DAYS * 600).toLocaleString('en-US')} rows in ${DAYS} files`));
+    expect(perDay.length).toBeGreaterThanOrEqual(DAYS);
+    expect(perDay.filter((n) => n !== 1800 && n !== 2400)).toEqual([]);
+    const after = await (await fetch(`${server.baseUrl}${REQUESTS[0]}`, { headers })).text();
+    expect(after.trim().split('\n')).toHaveLength(1 + 4 * DAYS * 600);
   }, 180_000);
 });
