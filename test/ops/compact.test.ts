@@ -83,7 +83,7 @@ describe('fire-api compact', () => {
     }
     expect(await allFiles(p('sensor-stations'))).toEqual([expect.stringMatching(/^compacted-[0-9a-f]{16}\.parquet$/)]);
     expect((await compact('hotspots')).stdout).toMatch(/rewrote 0 partitions .* 3 already compact/);
-  });
+  }, 120_000);
 
   it('leaves every response byte-identical (GeoJSON but ageSeconds and dataVersion), with a new data version', async () => {
     for (const url of allRequests()) {
@@ -91,14 +91,14 @@ describe('fire-api compact', () => {
       expect(now.body, url).toBe(before.get(url)!.body);
       expect(now.dataVersion, url).not.toBe(before.get(url)!.dataVersion);
     }
-  });
+  }, 120_000);
 
   it('fire-api verify reports the extract "rows identical, data version changed" and exits 0', async () => {
     const cap = captureIo();
     expect(await verifyCommand([manifest], { FIRE_API_KEY: server.key }, cap.io)).toBe(0);
     expect(cap.stdout()).toMatch(/: rows identical, data version changed \(sha256:/);
     expect(cap.stdout()).toMatch(/windows: all identical \(rows identical, data version changed in \d+\)/);
-  });
+  }, 120_000);
 
   it('after an interrupted compaction (replaced files still there) serves no row twice, and the next run deletes them', async () => {
     const saved = await tempDir('fire-api-compact-saved-');
@@ -114,7 +114,7 @@ describe('fire-api compact', () => {
     const r = await compact('hotspots', '--from', '2026-05-03', '--to', '2026-05-04');
     expect(r.stdout).toMatch(/removed 1 files an interrupted compaction had replaced/);
     expect(await allFiles(p('hotspots/date=2026-05-03'))).toEqual([expect.stringMatching(/^compacted-/)]);
-  });
+  }, 120_000);
 
   it('still reads a different file dropped later under a replaced file name', async () => {
     const day = p('hotspots/date=2026-05-02');
@@ -125,5 +125,5 @@ describe('fire-api compact', () => {
     const csv = (await (await server.get('/api/v1/hotspots?from=2026-05-02&to=2026-05-03&format=csv')).text()).trim().split('\n');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(['c', 'a', 'b', 'new']);
     expect(await allFiles(day)).toEqual(['a.parquet', compacted]);
-  });
+  }, 120_000);
 });

@@ -51,7 +51,7 @@ describe('fire-api ingest hotspots (FIRMS CSV)', () => {
       const verdicts = await checkPartition(dataDir, hotspots, day);
       expect(verdicts).toEqual([expect.objectContaining({ ok: true, sorted: true })]);
     }
-  });
+  }, 120_000);
 
   it('serves the FIRMS columns as delivered, acq_time padded, product and time derived, country from the pixel centre (null offshore)', async () => {
     const body = (await (await server.get('/api/v1/hotspots?from=2026-03-04&to=2026-03-06')).json()) as { features: { properties: Record<string, unknown> }[] };
@@ -64,14 +64,14 @@ describe('fire-api ingest hotspots (FIRMS CSV)', () => {
     ]);
     expect(rows[0]).toMatchObject({ latitude: 39.51234, longitude: -8.25123, bright_ti4: 340.5, bright_ti5: 290.25, brightness: null, scan: 0.39, track: 0.36, acq_date: '2026-03-04', satellite: 'N', instrument: 'VIIRS', confidence: 'n', version: '2.0NRT', frp: 12.5, daynight: 'N', type: null });
     expect(rows[0]!.id).toMatch(/^VIIRS_SNPP_NRT_20260304_[0-9a-f]{20}$/);
-  });
+  }, 120_000);
 
   it('adds nothing when the same detections are ingested again, even re-downloaded with other number spellings', async () => {
     const again = await ingest(await source('viirs-again.csv', VIIRS_HEADER, [VIIRS_ROWS[0]!.replace('39.51234', '39.512340').replace(',5,', ',0005,'), ...VIIRS_ROWS.slice(1)]));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/4 already present; wrote 0 rows in 0 files/);
     expect(await allFiles(path.join(dataDir, 'hotspots'))).toHaveLength(2);
-  });
+  }, 120_000);
 
   it('writes only the new rows of a partly known file, repeated input rows once, as a new file beside the old', async () => {
     const late = '39.6,-8.3,345,0.39,0.36,2026-03-04,2215,N,VIIRS,n,2.0NRT,291,9.5,N';
@@ -80,7 +80,7 @@ describe('fire-api ingest hotspots (FIRMS CSV)', () => {
     const body = (await (await server.get('/api/v1/hotspots?from=2026-03-04&to=2026-03-05&format=csv')).text()).trim().split('\n');
     expect(body).toHaveLength(1 + 4);
     expect(body.at(-1)).toContain('2026-03-04T22:15:00Z');
-  });
+  }, 120_000);
 });
 
 describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
@@ -96,7 +96,7 @@ describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stdout).toMatch(/3 rows read, 2 bad \(skipped\).*wrote 1 rows in 1 files/);
     expect(await allFiles(path.join(dataDir, 'hotspots/date=2026-02-01'))).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('counts every bad row of a wholly wrong file but keeps only the first thousand, and lists 20 on stderr', async () => {
     const file = await source('all-bad.csv', VIIRS_HEADER, Array.from({ length: 1500 }, (_, i) => `39.5,-8.2,340,0.39,0.36,2026-02-0${(i % 9) + 1},9999,N,VIIRS,n,2.0NRT,290,1,D`));
@@ -105,13 +105,13 @@ describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
     expect(text.stderr).toContain('... and 1,480 more bad rows');
     const json = JSON.parse((await ingest('--json', file)).stdout);
     expect([json.badRowCount, json.badRows.length, json.stopped]).toEqual([1500, 1000, 'bad rows (--skip-bad-rows writes the others)']);
-  });
+  }, 120_000);
 
   it('refuses a file that is not FIRMS CSV as a whole, naming the missing columns, even with --skip-bad-rows', async () => {
     const r = await ingest('--skip-bad-rows', await source('other.csv', 'lat,lon,when', ['1,2,3']));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/other\.csv: not a FIRMS CSV: column latitude, longitude, acq_date, acq_time missing/);
-  });
+  }, 120_000);
 
   it('reads MODIS archive CSV (type, country_id) as MODIS_SP and --dry-run counts without writing', async () => {
     const file = await source('modis.csv', MODIS_HEADER, MODIS_ROWS);
@@ -127,7 +127,7 @@ describe('fire-api ingest hotspots: bad rows, MODIS, dry run', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('fire-api ingest and compact usage', () => {
@@ -137,7 +137,7 @@ describe('fire-api ingest and compact usage', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/Usage: fire-api (ingest|compact)/);
     }
-  });
+  }, 120_000);
 });
 
 describe('one ingest or compact of a dataset at a time', () => {
@@ -159,7 +159,7 @@ describe('one ingest or compact of a dataset at a time', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(await allFiles(path.join(dataDir, 'hotspots/date=2026-01-15'))).toHaveLength(1);
     await rm(lock, { force: true });
-  });
+  }, 120_000);
 });
 
 describe('fire-api ingest into a partition holding a broken file', () => {
@@ -176,5 +176,5 @@ describe('fire-api ingest into a partition holding a broken file', () => {
     await rm(broken);
     const again = await fireApi(['ingest', 'hotspots', '--data-dir', data, file]);
     expect(again.stdout).toMatch(/3 already present; wrote 1 rows in 1 files/);
-  });
+  }, 120_000);
 });

@@ -58,7 +58,7 @@ describe('fire-api ingest burnt-areas (EFFIS GeoJSON and shapefile)', () => {
     expect(body.features[1]!.properties).toMatchObject({ FIREDATE: '2026-07-19T00:00:00Z', COMMUNE: 'Pedrógão Grande', CLASS: 'FireSeason' });
     const verdicts = await checkPartition(dataDir, burntAreas, 'month=2026-07');
     expect(verdicts).toEqual([expect.objectContaining({ ok: true, sorted: true }), expect.objectContaining({ ok: true, sorted: true })]);
-  });
+  }, 120_000);
 
   it('reports a feature without a polygon by its number and adds nothing for perimeters already present', async () => {
     const collection = { type: 'FeatureCollection', features: [
@@ -71,7 +71,7 @@ describe('fire-api ingest burnt-areas (EFFIS GeoJSON and shapefile)', () => {
     expect(r.stderr).toContain(`${file}:2: geometry: Point, expected a Polygon or MultiPolygon`);
     const skipped = await ingest('burnt-areas', '--skip-bad-rows', file);
     expect(skipped.stdout).toMatch(/1 already present; wrote 0 rows in 0 files/);
-  });
+  }, 120_000);
 });
 
 describe('fire-api ingest from CSV with the contract column names', () => {
@@ -86,7 +86,7 @@ describe('fire-api ingest from CSV with the contract column names', () => {
     expect(await checkPartition(dataDir, fireDanger, 'model=fwi-era5/month=2026-07')).toEqual([expect.objectContaining({ ok: true, sorted: true })]);
     const csv = await (await server.get('/api/v1/fire-danger?from=2026-06-01&to=2026-08-01&level=adminArea&format=csv')).text();
     expect(csv.split('\n')[1]).toBe('2026-07-01T00:00:00Z,fwi-era5,adminArea,PT16,"Centro, PT",25,91,45,310,9,65,6');
-  });
+  }, 120_000);
 
   it('writes sensor stations and readings; readings already present by (measuredAtUtc, stationId) are not written again', async () => {
     const stations = await ingest('sensor-stations', await write('stations.csv', 'stationId,name,latitude,longitude,elevationM,simulated,installedAtUtc\nS1,Lousã,40.1,-8.2,200,false,2024-01-01T00:00:00Z\nSIM1,Sim,40,-8,,true,\n'));
@@ -100,5 +100,5 @@ describe('fire-api ingest from CSV with the contract column names', () => {
     const csv = (await (await server.get('/api/v1/sensor-readings?from=2026-07-01&to=2026-07-02&format=csv')).text()).trim().split('\n');
     expect(csv.slice(1).map((line) => line.split(',').slice(0, 3).join(','))).toEqual(['S1,2026-07-01T00:00:00Z,false', 'SIM1,2026-07-01T00:00:00Z,true', 'S1,2026-07-01T00:10:00Z,false', 'S1,2026-07-01T00:20:00Z,false']);
     expect(csv[1]).toBe('S1,2026-07-01T00:00:00Z,false,raw,,21,41,3,5,270,0,');
-  });
+  }, 120_000);
 });
