@@ -4,6 +4,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import { CHAIN_FILE } from './chain.ts';
 import { DatasetUnavailableError } from './errors.ts';
 import { parseInstant, type Instant } from './instant.ts';
+import { supersededNames } from './superseded.ts';
 import type { Window } from './window.ts';
 
 export interface DataFile {
@@ -38,10 +39,15 @@ async function listDir(dir: string, dataset: string) {
   }
 }
 
-/** Data files directly in `dir` (sorted by name, so listings are deterministic) and the names never read. */
+/**
+ * Data files directly in `dir` (less those a compacted file replaces), sorted by name so listings
+ * are deterministic, and the names never read.
+ */
 async function readFolder(dir: string, dataset: string): Promise<{ files: DataFile[]; ignored: string[] }> {
   const entries = (await listDir(dir, dataset)).filter((e) => e.isFile());
-  const names = entries.filter((e) => isDataFileName(e.name)).map((e) => e.name).sort();
+  const listed = entries.filter((e) => isDataFileName(e.name)).map((e) => e.name).sort();
+  const superseded = await supersededNames(dir, listed);
+  const names = listed.filter((name) => !superseded.has(name));
   const ignored = entries.filter((e) => !isDataFileName(e.name) && e.name !== CHAIN_FILE).map((e) => e.name).sort();
   const files = await Promise.all(
     names.map(async (name) => {

@@ -23,6 +23,8 @@ Commands:
   check [--data-dir DIR] [--dataset NAME] [--json]
                              Check every data file as the server does; exit 0 when all are servable,
                              1 when any fails, 2 on usage errors (DATA_DIR when --data-dir is not given)
+  ingest <dataset> FILE...   Write source files (FIRMS CSV, EFFIS GeoJSON/shapefile, CSV) into DATA_DIR (ingest --help)
+  compact <dataset>          Rewrite partitions of several files as one sorted file each, beside a live server (compact --help)
 ${KEYS_USAGE}
                              (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
@@ -103,6 +105,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'demo-data') return demoData(rest);
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
   if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
+  if (command === 'ingest') return void (process.exitCode = await (await import('./ops/ingest/ingest-command.ts')).ingestCommand(rest, process.env));
+  if (command === 'compact') return void (process.exitCode = await (await import('./ops/compact-command.ts')).compactCommand(rest, process.env));
   if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
   if (command === 'check') {
     const { checkCommand, CheckUsageError } = await import('./check-cli.ts');
