@@ -56,10 +56,15 @@ export class FileChecker {
     return this.cache.get(cacheKey(d, f));
   }
 
-  async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
+  /**
+   * A check cut short by `signal` (the client hung up, the time budget ran out) interrupts DuckDB
+   * mid-statement: that says nothing about the file, so it throws instead of giving a verdict.
+   */
+  async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile, signal?: AbortSignal): Promise<FileVerdict> {
     const hit = this.cache.get(cacheKey(d, f));
     if (hit) return hit;
     const verdict = await this.inspect(c, d, f);
+    if (!verdict.ok) signal?.throwIfAborted();
     this.remember(d, f, verdict);
     this.onVerdict(d, f, verdict);
     return verdict;

@@ -60,7 +60,7 @@ async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: read
   const worker = async (c: DuckDBConnection) => {
     while (next < files.length && !failed && !ctx.signal.aborted) {
       const i = next++;
-      verdicts[i] = await ctx.checker.check(c, d, files[i]!);
+      verdicts[i] = await ctx.checker.check(c, d, files[i]!, ctx.signal);
       failed ||= !verdicts[i]!.ok;
     }
   };

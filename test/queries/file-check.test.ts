@@ -95,6 +95,21 @@ describe('FileChecker on real files', () => {
     if (!verdict.ok) expect(verdict.problem).toMatch(problem);
   });
 
+  it('gives no verdict for a check cut short by its signal: a hang-up says nothing about the file', async () => {
+    const heard: string[] = [];
+    const checker = new FileChecker(dir, (_d, f) => heard.push(f.path));
+    const gone = AbortSignal.abort();
+    // A failing file checked for a request that is already gone: the failure may be the interrupt.
+    await expect(checker.check(c, hotspots, await file('truncated.parquet'), gone)).rejects.toThrow(/abort/i);
+    expect(heard).toEqual([]);
+    // A file that passes is still a verdict (an ok read cannot come from an interrupt), and is heard.
+    expect((await checker.check(c, hotspots, await file('good.parquet'), gone)).ok).toBe(true);
+    expect(heard).toEqual([path.join(dir, 'good.parquet')]);
+    // Without a signal, or with one still live, the failure is the verdict.
+    expect((await checker.check(c, hotspots, await file('truncated.parquet'), new AbortController().signal)).ok).toBe(false);
+    expect(heard).toHaveLength(2);
+  });
+
   it('caches by (path, size, mtime) and re-checks a rewritten file whose size changed', async () => {
     const checker = new FileChecker(dir);
     await writeParquet(path.join(dir, 'rewritten.parquet'), sensorStations, [station('S1')]);
