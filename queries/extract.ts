@@ -216,16 +216,19 @@ async function copyWholeWindow(
   const interruptHelpers = () => helpers.forEach((h) => h.connection.interrupt());
   ctx.signal.addEventListener('abort', interruptHelpers);
   let returned = 0;
+  // The first slice to fail says why; the others then fail with the interrupt it sent them.
+  let cause: { error: unknown } | null = null;
   try {
     const copies = slices.map((slice, i) =>
       copyInto(connections[i]!, compileCopy(compileRows(spec, group.files, req.format, slice?.from ?? null, slice?.to ?? null, null, order), req.format, files[i]!, ctx.tempDir)).catch((e: unknown) => {
+        cause ??= { error: e };
         // One slice failed: the others are wasted work (their connections are still ours here).
         connections.forEach((other, j) => j !== i && other.interrupt());
         throw e;
       }),
     );
     for (const settled of await Promise.allSettled(copies)) {
-      if (settled.status === 'rejected') throw settled.reason;
+      if (settled.status === 'rejected') throw (cause as { error: unknown } | null)?.error ?? settled.reason;
       returned += settled.value;
     }
     // An interrupt that reached a statement while it was still being prepared is lost: look again.
