@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { col, type DatasetDescriptor } from './descriptor.ts';
 
 const landCover = (name: string, what: string) => col(name, 'DOUBLE', true, `Share of ${what} in the burnt area`, 'percent');
@@ -32,7 +33,20 @@ export const burntAreas: DatasetDescriptor = {
   orderBy: ['FIREDATE', 'id'],
   geometry: { kind: 'wkb', column: 'geometry' },
   featureId: 'id',
-  filters: [],
+  filters: [
+    {
+      param: 'country',
+      column: 'COUNTRY',
+      schema: z
+        .string()
+        .regex(/^[A-Za-z]{2}$/, 'must be a two-letter EFFIS country code (e.g. PT, EL, UK)')
+        .transform((s) => s.toUpperCase()),
+      description: 'Two-letter EFFIS country code as delivered in COUNTRY (e.g. PT, EL for Greece, UK), case-insensitive',
+      defaultValue: null,
+      example: 'PT',
+    },
+  ],
+  bbox: true,
   folderChoice: null,
   options: [],
 };

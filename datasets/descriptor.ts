@@ -35,11 +35,15 @@ export interface TimeAxis {
 export interface ColumnFilter {
   param: string;
   column: string;
+  /** One value (or, for a list, one item): validated and normalised. */
   schema: z.ZodType<string>;
   description: string;
   /** Value in effect when the parameter is omitted; null means "no filter". */
   defaultValue: string | null;
   allowed?: readonly string[];
+  /** The parameter takes a comma-separated list of at most `maxItems` values; a row matches any of them. */
+  list?: { maxItems: number };
+  example?: string;
 }
 
 /** A choice that selects a sub-folder `key=value` of the dataset (e.g. model=...). */
@@ -62,6 +66,11 @@ export interface DatasetDescriptor {
   /** Column whose value becomes the GeoJSON Feature `id`. */
   featureId: string | null;
   filters: readonly ColumnFilter[];
+  /**
+   * `bbox=minLon,minLat,maxLon,maxLat` (CRS84, edges included) is accepted: on the point for point
+   * geometry, on the exact shape for WKB geometry.
+   */
+  bbox: boolean;
   folderChoice: FolderChoice | null;
   /** Choices that only change wire columns (e.g. series=raw|corrected). */
   options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];

@@ -42,8 +42,10 @@ export const hotspots: DatasetDescriptor = {
         .transform((s) => s.toUpperCase()),
       description: 'Two-letter ISO 3166-1 alpha-2 country code of the pixel centre (case-insensitive)',
       defaultValue: null,
+      example: 'PT',
     },
   ],
+  bbox: true,
   folderChoice: null,
   options: [],
 };

@@ -17,10 +17,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const CASES = [
-  { dataset: 'burnt-areas', parameters: {}, rows: 1, query: {} },
+  { dataset: 'burnt-areas', parameters: {}, rows: 1, query: { country: null, bbox: null } },
   // level is not given: the server's default must show up in queryInEffect.
-  { dataset: 'fire-danger', parameters: { model: 'effis-ecmwf' }, rows: 2, query: { model: 'effis-ecmwf', level: 'country' } },
-  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, rows: 3, query: { series: 'corrected' } },
+  { dataset: 'fire-danger', parameters: { model: 'effis-ecmwf' }, rows: 2, query: { model: 'effis-ecmwf', level: 'country', areaCode: null } },
+  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, rows: 3, query: { simulated: null, stationId: null, series: 'corrected' } },
 ];
 
 describe('extract and verify work for every windowed dataset, in pages of at most two rows', () => {
