@@ -14,7 +14,7 @@ import {
   type StageColumn,
   type StageValue,
 } from '../datasets/demo/plan.ts';
-import { writeFileAtomic } from './atomic-file.ts';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 
 export interface WriteDemoDataOptions extends DemoOptions {
   outDir: string;

@@ -20,6 +20,7 @@ Commands:
             [--scale X]        volume multiplier for benchmarks (default 1)
   extract <dataset> --from A --to B --out FILE [...]   Walk a window into one file + FILE.manifest.json (extract --help)
   verify FILE.manifest.json  Re-request every window of an extract; exit 0 only when all are identical
+                             (extract and verify are the client program in client/: HTTP only, any server)
 ${KEYS_USAGE}
                              (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
@@ -97,8 +98,6 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'demo-data') return demoData(rest);
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
-  if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
-  if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
     const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
+import { extractCommand } from '../../client/extract.ts';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';

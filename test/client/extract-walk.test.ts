@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
+import { extractCommand } from '../../client/extract.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { hotspot, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots, writeParquet } from '../helpers/parquet.ts';

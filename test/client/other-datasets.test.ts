@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
-import { verifyCommand } from '../../server/client/verify.ts';
+import { extractCommand } from '../../client/extract.ts';
+import { verifyCommand } from '../../client/verify.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';

@@ -2,9 +2,10 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { CsvPageReader, type CsvSink, type PageBody } from './csv-page.ts';
 import { ProtocolError, TransferError } from './errors.ts';
 import { GeoJsonPageReader } from './geojson-page.ts';
+import { META_HEADER, type TextFormat, type WireMeta } from '../shared/wire.ts';
 import { bodyChunks } from './http-page.ts';
 
-export type Format = 'csv' | 'geojson';
+export type Format = TextFormat;
 
 /** What identifies one request of a walk; verify rebuilds the identical URL from it. */
 export interface PageQuery {
@@ -23,7 +24,7 @@ export interface PageSink extends CsvSink {
 }
 
 export interface PageResult {
-  window: { from: string; to: string } | null;
+  window: WireMeta['window'];
   truncated: boolean;
   nextFrom: string | null;
   dataVersion: string;
@@ -32,7 +33,7 @@ export interface PageResult {
   rowsSha256: string;
   csvHeader: string | null;
   /** meta.query of a GeoJSON page: the parameters in effect, defaults included. */
-  query: Record<string, string | null> | null;
+  query: WireMeta['query'] | null;
 }
 
 /** Parameters in a fixed order, so a recorded window is re-requested with the very same URL. */
@@ -64,15 +65,15 @@ function count(h: IncomingHttpHeaders, name: string): number {
 
 /** The contract's meta headers; sent for both formats, so both are read the same way. */
 function readHead(h: IncomingHttpHeaders): Omit<PageResult, 'rowsSha256' | 'csvHeader' | 'query'> {
-  const from = header(h, 'x-window-from');
-  const to = header(h, 'x-window-to');
+  const from = header(h, META_HEADER.windowFrom);
+  const to = header(h, META_HEADER.windowTo);
   return {
     window: from !== null && to !== null ? { from, to } : null,
-    truncated: required(h, 'x-truncated') === 'true',
-    nextFrom: header(h, 'x-next-from'),
-    dataVersion: required(h, 'x-data-version'),
-    rowLimit: count(h, 'x-row-limit'),
-    returned: count(h, 'x-returned'),
+    truncated: required(h, META_HEADER.truncated) === 'true',
+    nextFrom: header(h, META_HEADER.nextFrom),
+    dataVersion: required(h, META_HEADER.dataVersion),
+    rowLimit: count(h, META_HEADER.rowLimit),
+    returned: count(h, META_HEADER.returned),
   };
 }
 
@@ -91,11 +92,11 @@ export async function readPage(res: IncomingMessage, format: Format, sink: PageS
   return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
 }
 
-function queryOf(body: PageBody): Record<string, string | null> | null {
+function queryOf(body: PageBody): WireMeta['query'] | null {
   if (!body.meta) return null;
   const q = body.meta.query;
   if (typeof q !== 'object' || q === null) throw new ProtocolError('meta.query is missing');
-  return q as Record<string, string | null>;
+  return q as WireMeta['query'];
 }
 
 /** A sink that keeps nothing: verify only needs the counts and hashes. */
