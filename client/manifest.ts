@@ -49,6 +49,14 @@ export const Manifest = z.object({
   pages: z.array(PageRecord),
   rows: z.number().int().min(0),
   file: z.object({ name: z.string(), bytes: z.number().int().min(0), sha256: Sha256 }),
+  /**
+   * Whether the extract may be cited as observations: false when it includes simulated series.
+   * Optional only so that manifests written before it existed still verify.
+   */
+  citable: z.boolean().optional(),
+  /** `excluded` (simulated=false sent), `included` (--include-simulated), `none` (the dataset has no simulated series). */
+  simulatedSeries: z.enum(['excluded', 'included', 'none']).optional(),
+  citation: z.object({ text: z.string(), bibtex: z.string(), cslJson: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

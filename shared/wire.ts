@@ -43,3 +43,9 @@ export const META_HEADER = {
   dataVersion: 'x-data-version',
   query: 'x-query',
 } as const;
+
+/** The service's name as a citation names it. */
+export const SERVICE_NAME = 'Research Read API';
+
+/** Datasets whose rows carry `simulated` and that take `simulated=true|false`: a citable extract sends `false`. */
+export const SIMULATED_DATASETS: readonly string[] = ['sensor-stations', 'sensor-readings'];
