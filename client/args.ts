@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
-import { SIMULATED_DATASETS } from '../shared/wire.ts';
+import { SIMULATED_DATASETS, WINDOWLESS_DATASETS } from '../shared/wire.ts';
 import { UsageError } from './errors.ts';
 import type { Format } from './page-request.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 
 export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]
+       fire-api extract sensor-stations --out FILE [options]   (no time window)
   --format csv|geojson     default: csv when FILE ends in .csv, else geojson
   --country CC --model M --level L --series S --bbox W,S,E,N --station-id ID[,ID...] --area-code C
                            dataset parameters, sent with every request
@@ -33,8 +34,9 @@ export interface ExtractOptions {
   key: string;
   dataset: string;
   format: Format;
-  from: string;
-  to: string;
+  /** Null for a dataset without a time window (sensor-stations). */
+  from: string | null;
+  to: string | null;
   parameters: Record<string, string>;
   out: string;
   retry: RetryPolicy;
@@ -103,7 +105,9 @@ export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): Extrac
   const [dataset, ...extra] = positionals;
   if (!dataset || extra.length) throw new UsageError('extract needs exactly one dataset, e.g. hotspots');
   if (!DATASET_NAME.test(dataset)) throw new UsageError(`not a dataset name: ${dataset}`);
-  if (!v.from || !v.to) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
+  const windowless = WINDOWLESS_DATASETS.includes(dataset);
+  if (windowless && (v.from !== undefined || v.to !== undefined)) throw new UsageError(`${dataset} has no time window: leave out --from and --to`);
+  if (!windowless && (!v.from || !v.to)) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
   if (!v.out) throw new UsageError('extract needs --out FILE');
   const parameters = queryParameters(dataset, v);
   return {
@@ -111,8 +115,8 @@ export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): Extrac
     key: apiKey(v.key, env),
     dataset,
     format: outputFormat(v.format, v.out),
-    from: v.from,
-    to: v.to,
+    from: v.from ?? null,
+    to: v.to ?? null,
     parameters,
     out: v.out,
     retry: retryPolicy(v.retries),

@@ -84,7 +84,7 @@ export function buildManifest(state: ResumeState, file: Manifest['file']): Manif
     service,
     dataset,
     format,
-    window: { from, to },
+    window: from === null || to === null ? null : { from, to },
     parameters,
     queryInEffect: state.query,
     csvHeader: state.csvHeader,

@@ -12,8 +12,9 @@ export interface PageQuery {
   service: string;
   dataset: string;
   format: Format;
-  from: string;
-  to: string;
+  /** Both null for a dataset without a time window. */
+  from: string | null;
+  to: string | null;
   parameters: Readonly<Record<string, string>>;
 }
 
@@ -39,8 +40,8 @@ export interface PageResult {
 /** Parameters in a fixed order, so a recorded window is re-requested with the very same URL. */
 export function pageUrl(q: PageQuery): URL {
   const url = new URL(`${q.service}/api/v1/${q.dataset}`);
-  url.searchParams.set('from', q.from);
-  url.searchParams.set('to', q.to);
+  if (q.from !== null) url.searchParams.set('from', q.from);
+  if (q.to !== null) url.searchParams.set('to', q.to);
   if (q.format === 'csv') url.searchParams.set('format', 'csv');
   for (const name of Object.keys(q.parameters).sort()) url.searchParams.set(name, q.parameters[name]!);
   return url;

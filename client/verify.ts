@@ -44,8 +44,8 @@ export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: 
 
 /** Re-requests one recorded window with the very same URL and compares rows, truncation and columns. */
 async function checkWindow(client: HttpClient, m: Manifest, service: string, page: PageRecord, opts: VerifyOptions, io: ClientIo): Promise<WindowCheck> {
-  const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request.from, to: page.request.to, parameters: m.parameters });
-  const what = `window ${page.index + 1} (from ${page.request.from})`;
+  const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request?.from ?? null, to: page.request?.to ?? null, parameters: m.parameters });
+  const what = page.request ? `window ${page.index + 1} (from ${page.request.from})` : 'the registry';
   const now = await withRetries(what, opts.retry, () => client.get(url, (res) => readPage(res, m.format, discardSink())), (n) => io.stderr.write(`${retryMessage(what, n)}\n`));
   const differences = compare(m, page, now);
   return {

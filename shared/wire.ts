@@ -49,3 +49,6 @@ export const SERVICE_NAME = 'Research Read API';
 
 /** Datasets whose rows carry `simulated` and that take `simulated=true|false`: a citable extract sends `false`. */
 export const SIMULATED_DATASETS: readonly string[] = ['sensor-stations', 'sensor-readings'];
+
+/** Datasets without a time window: no `from` or `to`, one response holds the whole registry. */
+export const WINDOWLESS_DATASETS: readonly string[] = ['sensor-stations'];

@@ -55,6 +55,36 @@ describe('citable extracts leave simulated series out', () => {
   });
 });
 
+describe('sensor-stations: an extract without a time window', () => {
+  const stationsExtract = async (name: string, extra: string[]) => {
+    const file = path.join(out, name);
+    const cap = captureIo();
+    const code = await extractCommand(['sensor-stations', '--out', file, '--base-url', server.url, '--key', server.key, ...extra], {}, cap.io);
+    return { code, stderr: cap.stderr(), file };
+  };
+
+  it('is one request with simulated=false, no window in the manifest or the citation, and verifies', async () => {
+    const { code, stderr, file } = await stationsExtract('stations.csv', []);
+    expect([code, stderr]).toEqual([0, '']);
+    expect(parseCsv(await readFile(file, 'utf8')).slice(1).map((r) => r[0])).toEqual(['ST0001']);
+    const m = await readManifestFile(`${file}.manifest.json`);
+    expect(m).toMatchObject({ window: null, parameters: { simulated: 'false' }, citable: true, simulatedSeries: 'excluded', rows: 1 });
+    expect(m.pages.map((p) => p.request)).toEqual([null]);
+    expect(m.citation?.text).toContain('sensor-stations, no time window');
+    expect(await verifyCommand([`${file}.manifest.json`, '--key', server.key], {}, captureIo().io)).toBe(0);
+  });
+
+  it('--include-simulated lists every station and is not citable; --from is a usage error', async () => {
+    const all = await stationsExtract('all-stations.geojson', ['--include-simulated']);
+    expect(all.code).toBe(0);
+    const doc = JSON.parse(await readFile(all.file, 'utf8')) as { features: { id: string }[] };
+    expect(doc.features.map((f) => f.id)).toEqual(['ST0001', 'ST0002']);
+    expect(await readManifestFile(`${all.file}.manifest.json`)).toMatchObject({ citable: false, simulatedSeries: 'included' });
+    const bad = await stationsExtract('bad.csv', ['--from', '2025-08-01']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/sensor-stations has no time window/)]);
+  });
+});
+
 describe('the citation block', () => {
   it('names service, dataset, window, parameters, retrieval date, data versions and file SHA-256 in text, BibTeX and CSL-JSON', async () => {
     const { file, manifest } = await extract('cite_me.csv', ['--series', 'corrected']);

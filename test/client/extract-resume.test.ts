@@ -75,7 +75,7 @@ describe('an interrupted extract resumes', () => {
       expect((await responses(server, 200)) - afterKill).toBe(pages.length - recorded);
       expect(sha256(await readFile(file))).toBe(sha256(await readFile(clean)));
       const resumed = await readManifestFile(`${file}.manifest.json`);
-      expect(resumed.pages.map((p) => [p.request.from, p.rowsSha256])).toEqual(pages.map((p) => [p.request.from, p.rowsSha256]));
+      expect(resumed.pages.map((p) => [p.request?.from, p.rowsSha256])).toEqual(pages.map((p) => [p.request?.from, p.rowsSha256]));
       expect(existsSync(`${file}.partial`) || existsSync(`${file}.resume.json`)).toBe(false);
     }, 60_000);
   }

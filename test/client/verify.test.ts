@@ -32,7 +32,7 @@ async function verify(extra: string[] = [], key = server.key) {
   return { code, stdout: cap.stdout(), stderr: cap.stderr() };
 }
 
-const startsOnDay2 = (w: WindowCheck) => w.request.from.startsWith('2025-07-02');
+const startsOnDay2 = (w: WindowCheck) => w.request!.from.startsWith('2025-07-02');
 
 describe('verify re-requests every recorded window', () => {
   it('reports every window identical and exits 0 while the data is unchanged', async () => {
