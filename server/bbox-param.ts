@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Box } from '../queries/box.ts';
 
-const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const NUMBER_TEXT = String.raw`\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*`;
+const NUMBER = new RegExp(`^${NUMBER_TEXT}$`);
+/** Four numbers: also what the OpenAPI document shows as the parameter's pattern. */
+const FOUR_NUMBERS = new RegExp(`^${NUMBER_TEXT}(,${NUMBER_TEXT}){3}$`);
 const SYNTAX = 'must be minLon,minLat,maxLon,maxLat: four numbers in degrees (CRS84)';
 
 function checkBox(b: Box): string | null {
@@ -14,7 +17,7 @@ function checkBox(b: Box): string | null {
 /** The bbox text parsed and checked, or the message that says what is wrong with it. */
 export function parseBox(text: string): Box | string {
   const parts = text.split(',');
-  if (parts.length !== 4 || !parts.every((p) => NUMBER.test(p.trim()))) return SYNTAX;
+  if (parts.length !== 4 || !parts.every((p) => NUMBER.test(p))) return SYNTAX;
   const [minLon, minLat, maxLon, maxLat] = parts.map((p) => Number(p.trim())) as [number, number, number, number];
   const box = { minLon, minLat, maxLon, maxLat };
   return checkBox(box) ?? box;
@@ -25,6 +28,7 @@ export const boxText = (b: Box): string => [b.minLon, b.minLat, b.maxLon, b.maxL
 
 export const BboxParam = z
   .string()
+  .regex(FOUR_NUMBERS, SYNTAX)
   .transform((text, ctx): Box => {
     const box = parseBox(text);
     if (typeof box !== 'string') return box;

@@ -72,6 +72,7 @@ export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly 
 const listParam = (f: ColumnFilter, maxItems: number) =>
   z
     .string()
+    .min(1, 'must name at least one value')
     .transform((s) => s.split(','))
     .pipe(z.array(f.schema as z.ZodType<string, string>).max(maxItems, `at most ${maxItems} values`))
     .transform((items) => [...new Set(items)].sort());
