@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
 
 const landCover = (name: string, what: string) => col(name, 'DOUBLE', true, `Share of ${what} in the burnt area`, 'percent');
 
@@ -34,17 +33,14 @@ export const burntAreas: DatasetDescriptor = {
   geometry: { kind: 'wkb', column: 'geometry' },
   featureId: 'id',
   filters: [
-    {
-      param: 'country',
-      column: 'COUNTRY',
-      schema: z
-        .string()
-        .regex(/^[A-Za-z]{2}$/, 'must be a two-letter EFFIS country code (e.g. PT, EL, UK)')
-        .transform((s) => s.toUpperCase()),
-      description: 'Two-letter EFFIS country code as delivered in COUNTRY (e.g. PT, EL for Greece, UK), case-insensitive',
-      defaultValue: null,
-      example: 'PT',
-    },
+    codeFilter(
+      'country',
+      'COUNTRY',
+      /^[A-Za-z]{2}$/,
+      'must be a two-letter EFFIS country code (e.g. PT, EL, UK)',
+      'Two-letter EFFIS country code as delivered in COUNTRY (e.g. PT, EL for Greece, UK), case-insensitive',
+      'PT',
+    ),
   ],
   bbox: true,
   folderChoice: null,

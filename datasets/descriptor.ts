@@ -76,6 +76,19 @@ export interface DatasetDescriptor {
   options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];
 }
 
+/** A code filter (country, area): matched case-insensitively, echoed and compared in upper case. */
+export const codeFilter = (param: string, column: string, pattern: RegExp, message: string, description: string, example: string): ColumnFilter => ({
+  param,
+  column,
+  schema: z
+    .string()
+    .regex(pattern, message)
+    .transform((s) => s.toUpperCase()),
+  description,
+  defaultValue: null,
+  example,
+});
+
 export const fileColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => !c.computed);
 
 export const wireColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => c.type !== 'GEOMETRY');

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { plainBoxes, shapeMeetsBox, type Box } from '../../queries/box.ts';
-import { writeWkb, type Geom } from './wkb-writer.ts';
+import { square, writeWkb, type Geom } from './wkb-writer.ts';
 
-const square = (x0: number, y0: number, x1: number, y1: number) => [
-  [x0, y0],
-  [x1, y0],
-  [x1, y1],
-  [x0, y1],
-  [x0, y0],
-];
 const polygon = (...rings: number[][][]): Geom => ({ type: 'Polygon', at: rings });
 const box = (minLon: number, minLat: number, maxLon: number, maxLat: number): Box => ({ minLon, minLat, maxLon, maxLat });
 const meets = (g: Geom, b: Box, o: Parameters<typeof writeWkb>[1] = {}) => shapeMeetsBox(writeWkb(g, o), b);

@@ -4,7 +4,7 @@ import { fireDanger } from '../../datasets/fire-danger.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
-import { writeWkb, type Geom } from '../queries/wkb-writer.ts';
+import { square, writeWkb, type Geom } from '../queries/wkb-writer.ts';
 import { dangerRow, hotspot, reading, station, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeParquet, type Row } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
@@ -34,13 +34,6 @@ export function spots(): Spot[] {
   return out;
 }
 
-const square = (x0: number, y0: number, x1: number, y1: number) => [
-  [x0, y0],
-  [x1, y0],
-  [x1, y1],
-  [x0, y1],
-  [x0, y0],
-];
 
 /** An L: [0,10]² without its upper-right quarter, so its envelope covers a quarter the polygon does not. */
 const L: Geom = { type: 'Polygon', at: [[[0, 0], [10, 0], [10, 5], [5, 5], [5, 10], [0, 10], [0, 0]]] };
