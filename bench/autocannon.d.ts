@@ -22,6 +22,10 @@ declare module 'autocannon' {
 
   interface Client {
     setRequests(requests: Request[]): void;
+    /** Each response, once complete: status, bytes, milliseconds from request to last byte. */
+    on(event: 'response', listener: (statusCode: number, bytes: number, durationMs: number) => void): Client;
+    /** Each response's head: `headers` is the raw list, name and value alternating. */
+    on(event: 'headers', listener: (head: { statusCode: number; headers: string[] }) => void): Client;
   }
 
   interface Options {

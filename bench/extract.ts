@@ -8,6 +8,7 @@ import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
 import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
+import { capacityFigures, capacityProblems } from './figures-capacity.ts';
 import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
 import { measure, planScenarios, type Measured, type Plan } from './measure.ts';
 import { BenchUsageError, parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
@@ -45,6 +46,7 @@ function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: numb
     ...(m.F ? smallWindowsFigures(m.F, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),
     ...(m.G ? growthFigures(m.G) : []),
     ...(m.H ? abortsFigures(m.H) : []),
+    ...capacityFigures(m.capacity),
     ...(m.main
       ? [info('server', 'RSS after start, idle (A–C, F, G server)', m.main.idleRssMb ?? Number.NaN, 'MB'), info('server', 'VmHWM at end (lifetime peak RSS, same server)', m.main.vmHwmMb ?? Number.NaN, 'MB')]
       : []),
@@ -78,9 +80,9 @@ async function run(o: BenchOptions): Promise<number> {
   log('# = row of the issue\'s benchmark table\n');
   log(renderTable(figures));
   if (o.cpuProfDir) log('note: the A–C, F, G server ran under --cpu-prof; its figures include the profiler\'s overhead');
-  const problems = [...problemsOf(m.extracts), ...loadProblems(m)];
+  const problems = [...problemsOf(m.extracts), ...loadProblems(m), ...capacityProblems(m.capacity)];
   if (o.jsonPath) {
-    const scenarios = { ...Object.fromEntries(m.extracts.map((r) => [r.id, r])), D: m.D, E: m.E, F: m.F, G: m.G, H: m.H };
+    const scenarios = { ...Object.fromEntries(m.extracts.map((r) => [r.id, r])), D: m.D, E: m.E, F: m.F, G: m.G, H: m.H, ...m.capacity };
     const report = { measuredAtUtc, machine, git, options: o, data, warmup: m.main?.warmup ?? [], scenarios, figures, vmHwmMb: m.main?.vmHwmMb ?? null, idleRssMb: m.main?.idleRssMb ?? null, load: m.load, totalSeconds, problems };
     await writeFile(o.jsonPath, JSON.stringify(report, null, 2) + '\n');
     log(`\nJSON: ${o.jsonPath}`);

@@ -49,14 +49,45 @@ function endsProperly(format: WireFormat, head: Buffer, tail: Buffer, bytes: num
   return head.toString('utf8').startsWith('{"type":"FeatureCollection"') && tail.toString('utf8').endsWith(']}\n');
 }
 
+export interface FetchOptions {
+  /** Read no faster than this (a researcher on an ordinary network); unset: as fast as the server sends. */
+  bytesPerSecond?: number;
+  /** Aborting cuts the transfer: the run is reported as it stands (complete: false). */
+  signal?: AbortSignal;
+  /** Called with the status when the response head arrives. */
+  onHead?: (status: number) => void;
+}
+
+/**
+ * Holds `response` back to `bytesPerSecond` on average: paused, the socket is not read, so the
+ * server meets a full TCP window exactly as it would behind a slow network.
+ */
+function throttle(response: http.IncomingMessage, bytesPerSecond: number, started: number): (bytes: number) => void {
+  let timer: NodeJS.Timeout | undefined;
+  response.once('close', () => clearTimeout(timer));
+  return (bytes) => {
+    const aheadMs = (bytes / bytesPerSecond) * 1000 - (performance.now() - started);
+    if (aheadMs <= 0 || timer) return;
+    response.pause();
+    timer = setTimeout(() => {
+      timer = undefined;
+      response.resume();
+    }, aheadMs);
+  };
+}
+
 /**
  * GET `url` and count what arrives, keeping only a few bytes of the body: a one-year
  * extract is gigabytes. A broken transfer is reported (complete: false), not thrown.
  */
-export function fetchExtract(url: string, format: WireFormat, headers: Record<string, string> = {}): Promise<HttpRun> {
+export function fetchExtract(url: string, format: WireFormat, headers: Record<string, string> = {}, options: FetchOptions = {}): Promise<HttpRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const request = http.get(url, { headers, agent: false }, (response) => {
+    let responded = false;
+    const request = http.get(url, { headers, agent: false, ...(options.signal ? { signal: options.signal } : {}) }, (response) => {
+      responded = true;
+      options.onHead?.(response.statusCode ?? 0);
+      const pace = options.bytesPerSecond ? throttle(response, options.bytesPerSecond, started) : null;
       const headersMs = performance.now() - started;
       const returned = response.headers['x-returned'];
       const countFeatures = makeCounter(FEATURE_HEAD);
@@ -72,6 +103,7 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
         units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
         if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
         tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-8)]).subarray(-8));
+        pace?.(bytes);
       });
       response.on('aborted', () => (aborted = true));
       response.on('error', () => (aborted = true));
@@ -88,8 +120,23 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
         });
       });
     });
-    request.on('error', reject);
+    // An abort after the response began is reported by its 'close'; before it, there is no run to report.
+    request.on('error', (e) => {
+      if (!options.signal?.aborted) reject(e);
+      else if (!responded) resolve(abortedRun(started));
+    });
     // A stalled server must end the bench with an error, not hang it; a live extract is never silent this long.
     request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new Error(`no bytes from the server for ${IDLE_TIMEOUT_MS / 1000} s`)));
   });
 }
+
+const abortedRun = (started: number): HttpRun => ({
+  status: 0,
+  wallMs: performance.now() - started,
+  headersMs: Number.NaN,
+  firstByteMs: Number.NaN,
+  bytes: 0,
+  rows: 0,
+  returnedHeader: null,
+  complete: false,
+});

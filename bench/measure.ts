@@ -5,6 +5,7 @@ import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import { runAborts, type AbortsResult } from './aborts.ts';
+import { measureCapacity, type CapacityMeasured } from './capacity.ts';
 import { measureColdStart, type ColdStartResult } from './cold-start.ts';
 import { runConcurrent, type ConcurrentResult } from './concurrent.ts';
 import { countRows } from './data.ts';
@@ -65,6 +66,8 @@ export interface Measured {
   F?: SmallWindowsResult;
   G?: GrowthResult;
   H?: AbortsResult;
+  /** Issue #11's slow readers, overload and throttled year download (I, J, K). */
+  capacity: CapacityMeasured;
   /** The server that ran A, B, C, G and F (null when none of them ran). */
   main: Session<unknown> | null;
   rateLimitPerMinute: number;
@@ -141,7 +144,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
   try {
     const rowLimit = Math.max(...plan.specs.map((s) => s.expectedRows)) + 1;
     const setup = await prepareSetup(o, tempDir, rowLimit, log);
-    const m: Measured = { extracts: [], main: null, rateLimitPerMinute: setup.rateLimitPerMinute, load: { before: os.loadavg(), after: [] } };
+    const m: Measured = { extracts: [], capacity: {}, main: null, rateLimitPerMinute: setup.rateLimitPerMinute, load: { before: os.loadavg(), after: [] } };
     if (m.load.before[0]! > os.availableParallelism() / 2) log(`note: load average ${m.load.before[0]!.toFixed(1)} on ${os.availableParallelism()} cores; other work will make the figures noisy`);
     const yearPath = extractPath(spec(plan, 'A'));
     if (only.has('E')) m.E = (await withServer(setup, o, 'E, cold', { warm: false }, log, (s) => measureColdStart(s, yearPath))).value;
@@ -156,6 +159,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
       m.H = (await withServer(setup, o, 'H', { warm: true }, log, (s) => runAborts(s, abortAsk(o, plan, setup.keys)))).value;
       log(`H: busy after ${m.H.busyAfter}, RSS ${m.H.rssBeforeMb.toFixed(0)} -> ${m.H.rssAfterMb.toFixed(0)} MB`);
     }
+    m.capacity = await measureCapacity(o, plan, setup, m.extracts, log);
     m.load.after = os.loadavg();
     return m;
   } finally {

@@ -20,10 +20,14 @@ export interface BenchOptions {
   smallSeconds: number;
   /** Scenario H's measured aborted extracts (its warm-up adds a tenth more). */
   aborts: number;
+  /** Scenario I: each throttled year download's pace, bytes per second. */
+  slowBytesPerSecond: number;
+  /** Scenario K: the server's QUERY_TIMEOUT_MS; the download is paced to last 2.5 times as long. */
+  yearTimeoutSeconds: number;
 }
 
 /** One letter per scenario; see USAGE for which issue row each answers. */
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 /** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
@@ -43,6 +47,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --keys N         keys issued with \`fire-api keys issue\` for F and H (default 50)
   --small-seconds S  duration of F (default 20)
   --aborts N       aborted extracts in H (default 1000)
+  --slow-kb-s N    pace of each of I's throttled downloads, kB/s (default 1000: 1 MB/s)
+  --year-timeout-s N  QUERY_TIMEOUT_MS of K's server, in seconds (default 30)
 
 Scenarios (issue rows in brackets):
   A  one-year hotspot CSV vs DuckDB COPY, peak RSS, time to first byte [1, 2, 5]
@@ -53,6 +59,9 @@ Scenarios (issue rows in brackets):
   F  1-hour hotspot GeoJSON windows, 50 connections, autocannon [6]
   G  rows/s of 1-day, 1-month and 1-year hotspot CSV windows [7]
   H  aborted extracts on a fresh server: busy connections and RSS after [8]
+  I  8 throttled one-year CSV downloads in flight while 1-hour GeoJSON windows are measured [10]
+  J  overload: 10 times the best concurrency of 1-hour windows; goodput, p99, memory after [11]
+  K  one throttled one-year CSV download lasting 2.5 times QUERY_TIMEOUT_MS completes [12]
 `;
 
 export class BenchUsageError extends Error {}
@@ -90,6 +99,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       keys: { type: 'string' },
       'small-seconds': { type: 'string' },
       aborts: { type: 'string' },
+      'slow-kb-s': { type: 'string' },
+      'year-timeout-s': { type: 'string' },
     },
   });
   const scale = positive(values.scale, 'scale', 10);
@@ -110,6 +121,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     keys: Math.trunc(positive(values.keys, 'keys', 50)),
     smallSeconds: positive(values['small-seconds'], 'small-seconds', 20),
     aborts: Math.trunc(positive(values.aborts, 'aborts', 1000)),
+    slowBytesPerSecond: positive(values['slow-kb-s'], 'slow-kb-s', 1000) * 1000,
+    yearTimeoutSeconds: positive(values['year-timeout-s'], 'year-timeout-s', 30),
   };
 }
 

@@ -15,6 +15,9 @@ const ROWS: Record<number, string> = {
   7: 'growth: 1 day, 1 month, 1 year CSV',
   8: 'extracts aborted mid-stream',
   9: 'one-year sensor-readings CSV',
+  10: '8 throttled one-year CSV downloads in flight, 1-hour GeoJSON windows measured',
+  11: 'overload: 10× the best concurrency of 1-hour windows',
+  12: 'a throttled one-year CSV download lasting past QUERY_TIMEOUT_MS',
 };
 
 interface Report {

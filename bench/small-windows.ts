@@ -65,13 +65,17 @@ function hourPaths(ask: SmallWindowsAsk, seed: number): () => string {
   };
 }
 
-/** One autocannon run; each connection gets its own key through its own request list. */
-function fire(server: ServerProcess, ask: SmallWindowsAsk, seconds: number, seed: number): Promise<Result> {
+/**
+ * One autocannon run; each connection gets its own key through its own request list. `watch`
+ * sees every client (its 'response' and 'headers' events), for figures autocannon does not keep.
+ */
+export function fire(server: ServerProcess, ask: SmallWindowsAsk, seconds: number, seed: number, watch?: (client: Client) => void): Promise<Result> {
   const nextPath = hourPaths(ask, seed);
   let connection = 0;
   const setupClient = (client: Client) => {
     const headers = bearer(ask.keys[connection++ % ask.keys.length] ?? '');
     client.setRequests([{ method: 'GET', setupRequest: (request) => ({ ...request, path: nextPath(), headers }) }]);
+    watch?.(client);
   };
   return new Promise((resolve, reject) => {
     autocannon({ url: server.baseUrl, connections: ask.connections, duration: seconds, timeout: 30, setupClient }, (error, result) => (error ? reject(error) : resolve(result)));

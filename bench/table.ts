@@ -68,7 +68,9 @@ export const mustHold = (scenario: string, figure: string, value: boolean): Figu
 
 export function formatValue(f: Figure): string {
   if (typeof f.value === 'boolean') return f.value ? 'yes' : 'no';
-  const v = f.value;
+  const v = f.value as number | null;
+  // NaN (nothing to measure, e.g. a p99 with no 200 at all) is null once written to JSON.
+  if (v === null || !Number.isFinite(v)) return 'none';
   const digits = Math.abs(v) >= 1000 || Number.isInteger(v) ? 0 : Math.abs(v) >= 10 ? 1 : Math.abs(v) >= 1 ? 2 : 3;
   const text = v.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   return f.unit ? `${text} ${f.unit}` : text;

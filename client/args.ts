@@ -139,6 +139,4 @@ export function parseVerifyArgs(args: string[], env: NodeJS.ProcessEnv): VerifyO
   };
 }
 
-/** node:util parseArgs reports unknown options with ERR_PARSE_ARGS_* codes. */
-export const isArgsError = (e: unknown): e is Error =>
-  e instanceof UsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+export { isArgsError } from '../shared/command-io.ts';

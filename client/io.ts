@@ -1,18 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-export interface TextSink {
-  write(text: string): unknown;
-}
-
-/** Where the commands talk: the process's streams in the CLI, buffers in tests. */
-export interface ClientIo {
-  stdout: TextSink;
-  stderr: TextSink;
-  /** Progress is drawn only on a terminal; logs and pipes stay quiet. */
-  stderrIsTTY: boolean;
-}
-
-export const processIo = (): ClientIo => ({ stdout: process.stdout, stderr: process.stderr, stderrIsTTY: process.stderr.isTTY === true });
+export { processIo, type ClientIo, type TextSink } from '../shared/command-io.ts';
 
 function packageVersion(): string {
   try {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -10,11 +11,20 @@ export interface EngineOptions {
   tempDir: string;
   /** Requests allowed to wait for a connection; more are refused at once rather than piling up. */
   maxQueued: number;
+  /**
+   * Longest wait, at the pace requests are being served, a request may be queued for: beyond it
+   * the queue counts as full. Unset: only `maxQueued` bounds it.
+   */
+  maxQueueWaitMs?: number;
 }
 
 /** Every connection is busy and the wait queue is full: the service did not look (503). */
 export class EngineBusyError extends Error {
-  constructor() {
+  /**
+   * @param drainSeconds whole seconds until the requests waiting now would have been handed a
+   *   connection at the pace measured over the last seconds; null when none was handed out lately.
+   */
+  constructor(readonly drainSeconds: number | null) {
     super('all connections busy and the wait queue is full');
   }
 }
@@ -22,6 +32,20 @@ export class EngineBusyError extends Error {
 export interface Lease {
   connection: DuckDBConnection;
   release(): void;
+}
+
+/*
+ * Two lanes. Interactive: a request before its first byte (checks, counts, a whole small window),
+ * served first. Bulk: the next group of a long extract already streaming, served only when no
+ * interactive request waits, never on the last connection (kept for requests before their first
+ * byte), and never on every bulk connection for one client: small windows are not starved behind
+ * big extracts, and one client's extracts cannot take every connection.
+ */
+
+/** A request waiting for a connection; `owner` is set for a bulk group (the client's key). */
+interface Waiter {
+  owner: string | null;
+  wake(c: DuckDBConnection | null): void;
 }
 
 /** Settings applied once; lock_configuration then makes them unchangeable by any later statement. */
@@ -43,7 +67,14 @@ function lockdownStatements(o: EngineOptions): string[] {
 /** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
-  private readonly waiters: ((c: DuckDBConnection | null) => void)[] = [];
+  private readonly waiters: Waiter[] = [];
+  /** Streaming extracts waiting to write their next group; they never count against DUCKDB_QUEUE_MAX. */
+  private readonly bulkWaiters: Waiter[] = [];
+  private bulkBusy = 0;
+  private readonly drain = new DrainMeter();
+  private maxQueueWaitMs = Number.POSITIVE_INFINITY;
+  /** Bulk leases by owner (the client's key): one client's extracts never take every bulk connection. */
+  private readonly bulkByOwner = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -62,6 +93,7 @@ export class Engine {
     for (const statement of lockdownStatements(o)) await setup.run(statement);
     setup.closeSync();
     const engine = new Engine(instance, Math.max(1, o.connections), Math.max(0, o.maxQueued));
+    engine.maxQueueWaitMs = o.maxQueueWaitMs ?? engine.maxQueueWaitMs;
     for (let i = 0; i < engine.size; i++) engine.idle.push(await instance.connect());
     return engine;
   }
@@ -75,62 +107,140 @@ export class Engine {
     return this.waiters.length;
   }
 
+  /** Streaming extracts waiting for a connection to write their next group. */
+  get queuedBulk(): number {
+    return this.bulkWaiters.length;
+  }
+
   async acquire(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw new Error('engine closed');
     const idle = this.idle.pop();
-    if (idle) return this.lease(idle);
-    if (this.waiters.length >= this.maxQueued) throw new EngineBusyError();
-    return this.lease(await this.wait(signal));
+    if (idle) return this.handOut(idle);
+    if (this.queueFull()) throw this.refuse();
+    return this.handOut(await this.wait(this.waiters, null, signal));
+  }
+  /**
+   * True when a request that needs a connection now would be refused: none idle and the queue full.
+   * Checked before any preflight work, so a refusal under overload costs next to nothing.
+   */
+  get saturated(): boolean {
+    return !this.closed && this.idle.length === 0 && this.queueFull();
+  }
+
+  /**
+   * Full by count (`maxQueued`), or by time: with requests already waiting, one more would wait
+   * longer than `maxQueueWaitMs` at the pace they are served now. Closed-loop clients refused at
+   * once come straight back, and answering them takes the time the queued ones need: a queue
+   * bounded by time keeps the goodput where a short one let it collapse (measured: see README).
+   */
+  private queueFull(): boolean {
+    if (this.waiters.length >= this.maxQueued) return true;
+    if (this.waiters.length === 0) return false;
+    const waitMs = this.drain.msToDrain(this.waiters.length + 1, Date.now());
+    return waitMs !== null && waitMs > this.maxQueueWaitMs;
+  }
+
+  /** The queue-full refusal, with how long the requests waiting now should take to be served. */
+  refuse(): EngineBusyError {
+    return new EngineBusyError(this.drain.secondsToDrain(this.waiters.length + 1, Date.now()));
+  }
+
+  /** A connection given to a request that asked for one: the pace the queue drains at. */
+  private handOut(connection: DuckDBConnection): Lease {
+    this.drain.record(Date.now());
+    return this.lease(connection, null);
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
   tryAcquire(): Lease | null {
     if (this.closed || this.waiters.length > 0) return null;
     const connection = this.idle.pop();
-    return connection ? this.lease(connection) : null;
+    return connection ? this.lease(connection, null) : null;
   }
 
-  private lease(connection: DuckDBConnection): Lease {
+  /** An idle connection for a group of `owner`'s streaming extract, within the bulk lane's shares, or null. */
+  tryAcquireBulk(owner: string): Lease | null {
+    if (this.closed || this.waiters.length > 0 || !this.bulkMayTake(owner)) return null;
+    const connection = this.idle.pop();
+    if (!connection) return null;
+    this.countBulk(owner, 1);
+    return this.lease(connection, owner);
+  }
+
+  /** A connection for the next group of `owner`'s streaming extract: waits behind every interactive request, never refused. */
+  async acquireBulk(owner: string, signal?: AbortSignal): Promise<Lease> {
+    if (this.closed) throw new Error('engine closed');
+    return this.tryAcquireBulk(owner) ?? this.lease(await this.wait(this.bulkWaiters, owner, signal), owner);
+  }
+
+  /**
+   * Bulk work leaves one connection (when there are two or more) to requests before their first
+   * byte, and one owner leaves one of the bulk connections (when there are two or more) to others.
+   */
+  private bulkMayTake(owner: string): boolean {
+    const share = Math.max(1, this.size - 1);
+    return this.bulkBusy < share && (this.bulkByOwner.get(owner) ?? 0) < Math.max(1, share - 1);
+  }
+
+  private countBulk(owner: string, delta: number): void {
+    this.bulkBusy += delta;
+    const n = (this.bulkByOwner.get(owner) ?? 0) + delta;
+    if (n > 0) this.bulkByOwner.set(owner, n);
+    else this.bulkByOwner.delete(owner);
+  }
+
+  /** `owner`: a bulk lease, counted by whoever handed it out (tryAcquireBulk, giveBack); null: interactive. */
+  private lease(connection: DuckDBConnection, owner: string | null): Lease {
     let released = false;
     return {
       connection,
       release: () => {
         if (released) return;
         released = true;
+        if (owner !== null) this.countBulk(owner, -1);
         this.giveBack(connection);
       },
     };
   }
 
-  private wait(signal?: AbortSignal): Promise<DuckDBConnection> {
+  private wait(queue: Waiter[], owner: string | null, signal?: AbortSignal): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
-      const waiter = (c: DuckDBConnection | null) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (c) resolve(c);
-        else reject(new Error('engine closed'));
+      const waiter: Waiter = {
+        owner,
+        wake: (c) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (c) resolve(c);
+          else reject(new Error('engine closed'));
+        },
       };
       const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
         reject(signal?.reason ?? new Error('aborted'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      queue.push(waiter);
     });
   }
 
+  /** Interactive waiters first; a bulk waiter only within the bulk lane's share. */
   private giveBack(c: DuckDBConnection): void {
     if (this.closed) return;
-    const next = this.waiters.shift();
-    if (next) next(c);
-    else this.idle.push(c);
+    const interactive = this.waiters.shift();
+    if (interactive) return interactive.wake(c);
+    const i = this.bulkWaiters.findIndex((w) => this.bulkMayTake(w.owner!));
+    if (i < 0) return void this.idle.push(c);
+    const [bulk] = this.bulkWaiters.splice(i, 1);
+    // Counted at hand-off, not when the waiter wakes: a second release in the same tick must see it.
+    this.countBulk(bulk!.owner!, 1);
+    bulk!.wake(c);
   }
 
   close(): void {
     this.closed = true;
     // Nobody waiting for a connection is left hanging once the engine is gone.
-    for (const waiter of this.waiters.splice(0)) waiter(null);
+    for (const waiter of [...this.waiters.splice(0), ...this.bulkWaiters.splice(0)]) waiter.wake(null);
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
   }

@@ -3,7 +3,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
 import { compileCopy, compileRows, type Format, type QuerySpec, type RowFilter } from './compile.ts';
-import { copyInto, streamCopies, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
+import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
+import { listedFiles, streamedExtract, verifierOf } from './extract-stream.ts';
+import { assertFilesUnchanged } from './file-identity.ts';
 import type { Engine, Lease } from './engine.ts';
 import { DatasetUnavailableError } from './errors.ts';
 import type { FileChecker } from './file-check.ts';
@@ -11,8 +13,8 @@ import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './pl
 import { resolveSources, type Sources } from './preflight.ts';
 import { resolveShapes } from './shape-filter.ts';
 import { fingerprint } from './footer.ts';
-import { streamRows } from './row-stream.ts';
 import type { CachedRows, RowsCache } from './rows-cache.ts';
+import type { Reservation, TempBudget } from './temp-budget.ts';
 import type { Window } from './window.ts';
 
 export interface ExtractContext {
@@ -24,13 +26,21 @@ export interface ExtractContext {
   rowLimit: number;
   /** Rows per ordered query (partition group). */
   groupRows: number;
-  /** Groups written at once: on the request's connection, and on idle ones while there are. */
+  /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
   connectionsPerExtract: number;
   nowMs: number;
-  /** Aborted on client disconnect or timeout: interrupts whatever query is running. */
+  /** Aborted on client disconnect, spent engine budget or a stalled client: interrupts whatever query of this request runs. */
   signal: AbortSignal;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
+  /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */
+  tempBudget: TempBudget;
+  /** Bytes one streamed response may have written ahead of its client (EXTRACT_AHEAD_MB). */
+  aheadBytes: number;
+  /** Marks the engine working for this request (its QUERY_TIMEOUT_MS runs); returns the stop. */
+  engineWork?: () => () => void;
+  /** Who asked (the key id): one client's extracts never take every connection their groups may use. */
+  owner?: string;
 }
 
 export interface ExtractRequest {
@@ -58,7 +68,7 @@ export interface Extract {
   next: Window | null;
   /** Encoded rows; verifies the promised count at the end and throws if it was not met. */
   chunks(): AsyncGenerator<string | Buffer>;
-  /** Call when the response closes, however it closes: returns or interrupts the connection. Idempotent. */
+  /** Call when the response closes, however it closes: gives back what an unstarted response holds (files, temp budget). Idempotent. */
   dispose(): void;
 }
 
@@ -75,13 +85,13 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     leasing ??= ctx.engine.acquire(ctx.signal).then((l) => (lease = l));
     return (await leasing).connection;
   };
-  let state: 'ready' | 'streaming' | 'done' = 'ready';
+  let done = false;
   const interrupt = () => {
-    if (state !== 'done') lease?.connection.interrupt();
+    if (!done) lease?.connection.interrupt();
   };
   ctx.signal.addEventListener('abort', interrupt);
   const finish = () => {
-    state = 'done';
+    done = true;
     ctx.signal.removeEventListener('abort', interrupt);
     lease?.release();
   };
@@ -121,28 +131,20 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     const cut = await findCut(c, spec, parts, counts, req.window, ctx.rowLimit);
     const groups = groupFiles(parts, counts, cut.to, ctx.groupRows, sources.sortedFiles);
     ctx.signal.throwIfAborted();
-    return {
+    // A file that changed since it was listed is still a status code here, not a cut transfer.
+    await assertFilesUnchanged(req.descriptor.name, listedFiles(sources));
+    const reservation = ctx.tempBudget.reserve(ctx.aheadBytes);
+    // Groups lease their own connections while they are written: none is held for the client.
+    finish();
+    const plan = { spec, sources, groups, cut, reservation, writesNatively: writesNatively(req) };
+    return streamedExtract(ctx, req, plan, {
       observation: sources.observation,
       dataVersion: pageVersion(sources, cut),
       folderValue: sources.folderValue,
       returned: cut.returned,
       truncated: cut.returned < counts.reduce((a, b) => a + b, 0),
       next: cut.next,
-      chunks: () => {
-        if (state !== 'ready') throw new Error('extract already consumed');
-        state = 'streaming';
-        // Idle connections, only while nobody waits for one, let the next groups be written while one is sent.
-        const helpers = writesNatively(req) ? idleHelpers(ctx, Math.min(groups.length, ctx.connectionsPerExtract) - 1) : [];
-        const connections = [c, ...helpers.map((h) => h.connection)];
-        const release = () => {
-          for (const h of helpers) h.release();
-          finish();
-        };
-        return withFinish(rowsOf(ctx, connections, spec, req, groups, cut, release), release);
-      },
-      // A stream in progress is interrupted and returns the connection from its own finally.
-      dispose: () => (state === 'ready' ? finish() : interrupt()),
-    };
+    });
   } catch (e) {
     finish();
     throw e;
@@ -234,6 +236,7 @@ async function copyWholeWindow(
     // The file checks counted the files' rows (at most ROW_LIMIT, or this path is not taken): more
     // means a file changed without its size or modification time changing.
     if (returned > (sources.fileRows ?? 0)) throw new DatasetUnavailableError(req.descriptor.name, 'files changed while they were read');
+    await verifierOf(req.descriptor.name, sources)(group.files);
   } catch (e) {
     await Promise.all(files.map((f) => rm(f, { force: true })));
     throw e;
@@ -252,16 +255,34 @@ async function copyWholeWindow(
       return fromMemory(sources, rows);
     }
   }
+  const reservation = await reserveWritten(ctx.tempBudget, files);
   let consumed = false;
-  const chunks = () => {
+  const chunks = async function* () {
     if (consumed) throw new Error('extract already consumed');
     consumed = true;
-    return streamWrittenFiles(files, skip, ctx.signal);
+    try {
+      yield* streamWrittenFiles(files, skip, ctx.signal);
+    } finally {
+      reservation.release();
+    }
   };
   const dispose = () => {
-    if (!consumed) for (const f of files) void rm(f, { force: true });
+    if (consumed) return;
+    reservation.release();
+    for (const f of files) void rm(f, { force: true });
   };
   return wholeWindow(sources, { returned, dataVersion }, chunks, dispose);
+}
+
+/** The written files' bytes, reserved until they are sent; a full budget removes them and refuses (503). */
+async function reserveWritten(budget: TempBudget, files: readonly string[]): Promise<Reservation> {
+  const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
+  try {
+    return budget.reserve(sizes.reduce((a, b) => a + b, 0));
+  } catch (e) {
+    await Promise.all(files.map((f) => rm(f, { force: true })));
+    throw e;
+  }
 }
 
 /** The written files as one buffer (files removed), or null when they hold more than `maxBytes`. */
@@ -286,7 +307,7 @@ function fromMemory(sources: Sources, rows: CachedRows): Extract {
   return wholeWindow(sources, { returned: rows.returned, dataVersion: rows.dataVersion }, chunks, () => undefined);
 }
 
-function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
+export function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
   const helpers: Lease[] = [];
   while (helpers.length < wanted) {
     const helper = ctx.engine.tryAcquire();
@@ -297,37 +318,13 @@ function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
 }
 
 /** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB geometry) do not. */
-const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb');
-
-function rowsOf(ctx: ExtractContext, connections: DuckDBConnection[], spec: QuerySpec, req: ExtractRequest, groups: FileGroup[], cut: Cut, release: () => void): AsyncGenerator<string | Buffer> {
-  const rows = (g: FileGroup) => compileRows(spec, g.files, req.format, req.window?.from ?? null, cut.to, cut.limit, g.presorted ? 'stored' : 'sort');
-  if (!writesNatively(req)) return streamRows(connections[0]!, groups.map(rows), cut.returned, ctx.signal);
-  return streamCopies({
-    connections,
-    tempDir: ctx.tempDir,
-    groups: groups.length,
-    expected: cut.returned,
-    skipFirstBytes: req.format === 'geojson' ? 1 : 0,
-    signal: ctx.signal,
-    // The rest of the transfer is file reading: a slow client must not hold DuckDB connections.
-    onCopiesDone: release,
-    compile: (i, target) => compileCopy(rows(groups[i]!), req.format, target, ctx.tempDir),
-  });
-}
-
-async function* withFinish<T>(inner: AsyncGenerator<T>, finish: () => void): AsyncGenerator<T> {
-  try {
-    yield* inner;
-  } finally {
-    finish();
-  }
-}
+export const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb');
 
 /**
  * The version of what this response holds: the files of the partitions up to the cut (a cut
  * response does not depend on later partitions, so a late file there does not change it).
  */
-function pageVersion(sources: Sources, cut: Cut): string {
+export function pageVersion(sources: Sources, cut: Cut): string {
   const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
   const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
   return fingerprint([...hashes, ...sources.stationHashes]);

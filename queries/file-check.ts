@@ -33,7 +33,8 @@ export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows:
 
 const MAX_CACHED = 200_000;
 
-const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}`;
+// The inode too: a file replaced by rename with the same size and time is another file.
+const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`;
 
 /**
  * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced
@@ -44,7 +45,11 @@ const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0$
 export class FileChecker {
   private readonly cache = new Map<string, FileVerdict>();
 
-  constructor(private readonly dataDir: string) {}
+  /** `onVerdict` hears every verdict this checker finds itself (not those it is handed). */
+  constructor(
+    private readonly dataDir: string,
+    private readonly onVerdict: (d: DatasetDescriptor, f: DataFile, verdict: FileVerdict) => void = () => undefined,
+  ) {}
 
   /** The verdict already found for this file as listed, without reading it. */
   cached(d: DatasetDescriptor, f: DataFile): FileVerdict | undefined {
@@ -56,6 +61,7 @@ export class FileChecker {
     if (hit) return hit;
     const verdict = await this.inspect(c, d, f);
     this.remember(d, f, verdict);
+    this.onVerdict(d, f, verdict);
     return verdict;
   }
 

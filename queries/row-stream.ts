@@ -1,28 +1,28 @@
+import { open } from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import type { Compiled } from './compile.ts';
 import { encodeFeatureChunk } from './encode-chunk.ts';
-import { StreamIncompleteError } from './errors.ts';
 
 /**
- * Streams groups through DuckDB's stream() into JavaScript: the path for rows that need
- * JavaScript (WKB geometry). The client library ends a failed stream as if it had finished, so
- * only the count tells: a short count throws and the response is aborted.
+ * Writes one group through DuckDB's stream() and JavaScript into `target`: the path for rows that
+ * need JavaScript (WKB geometry). Every chunk starts with the separator, so the first byte of the
+ * response's first rows is dropped by whoever sends them. The client library ends a failed stream
+ * as if it had finished, so the count returned is what was really written: the caller compares the
+ * sum with the promised count and aborts the response when it falls short.
  */
-export async function* streamRows(connection: DuckDBConnection, groups: readonly Compiled[], expected: number, signal: AbortSignal): AsyncGenerator<string> {
+export async function writeFeatureRows(connection: DuckDBConnection, group: Compiled, target: string, signal?: AbortSignal): Promise<number> {
+  const file = await open(target, 'w');
   let written = 0;
   try {
-    for (const g of groups) {
-      // An interrupt between two groups is forgotten by DuckDB: stop here instead.
-      signal.throwIfAborted();
-      const result = await connection.stream(g.sql, g.params);
-      for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
-        const text = encodeFeatureChunk(chunk, written === 0);
-        written += chunk.rowCount;
-        yield text;
-      }
+    const result = await connection.stream(group.sql, group.params);
+    for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+      // Stops at once when the response is over, whether or not DuckDB saw the interrupt.
+      signal?.throwIfAborted();
+      await file.write(encodeFeatureChunk(chunk, false));
+      written += chunk.rowCount;
     }
-    if (written !== expected) throw new StreamIncompleteError(expected, written);
+    return written;
   } finally {
-    if (written !== expected) connection.interrupt();
+    await file.close();
   }
 }

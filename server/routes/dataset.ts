@@ -8,7 +8,7 @@ import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { requestSignal, toProblem } from '../request-signal.ts';
+import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
 
 async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;
@@ -21,6 +21,14 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
   yield* x.chunks();
 }
 
+/** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
+async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
+  for await (const chunk of body) {
+    sent.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    yield chunk;
+  }
+}
+
 /** Headers from meta, then the body streamed; HEAD gets the headers only. */
 function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
@@ -30,13 +38,28 @@ function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppConte
     x.dispose();
     return reply.send();
   }
-  const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
+  const sent = { rows: 0, bytes: 0 };
+  const body = Readable.from(counted(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x), sent));
   body.once('close', () => x.dispose());
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
+    if (reply.raw.writableFinished) sent.rows = x.returned;
+    else ctx.metrics.countAbortedStream();
+    ctx.metrics.countSent(d.name, sent);
     x.dispose();
   });
   return reply.send(body);
+}
+
+/**
+ * Overload: with every connection busy and the queue full, a request that will need a connection
+ * is refused before any file is listed or checked, so refusals cost next to nothing and leave
+ * the cores to the requests being served. A request that may be answered without one (a 304 over
+ * checked files, rows from the cache) still goes through.
+ */
+function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
+  const engine = ctx.extract.engine;
+  if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null) return;
+  throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
 }
 
 /** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
@@ -44,6 +67,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
     const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
+    refuseWhenSaturated(request, ctx);
     const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
     const req = {
       descriptor: d,
@@ -55,10 +79,11 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       isFresh: fresh.isFresh,
       cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
     };
-    const signal = requestSignal(reply, ctx.config.queryTimeoutMs);
-    const x = await prepareExtract({ ...ctx.extract, nowMs, signal }, req).catch((e: unknown) => {
+    const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
+    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
+    preflightDone();
     reply.header('etag', fresh.etag()).header('vary', 'Authorization');
     return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
   });

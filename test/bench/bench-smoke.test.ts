@@ -1,39 +1,18 @@
-import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../bench/options.ts';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Figure {
-  row: number | null;
-  scenario: string;
-  figure: string;
-  value: unknown;
-  target: string | null;
-  pass: boolean | null;
-}
-
-interface Report {
-  scenarios: Record<string, Record<string, unknown>>;
-  figures: Figure[];
-  problems: string[];
-}
+import { runBenchReport, runBenchScript, type BenchReport } from '../helpers/bench-run.ts';
 
 const NUMERIC = ['wallSeconds', 'rows', 'bytes', 'rowsPerSecond', 'headersMs', 'firstByteMs', 'peakRssMb', 'serverCpuSeconds', 'referenceSeconds', 'referenceRows', 'ratio'];
 const TINY = ['--scale', '0.05', '--days', '3', '--end', '2025-08-01'];
 // Rows 6 and 8 shortened (1 s, 20 aborts) and few keys: the smoke run proves the machinery, not the figures.
 const SHORT = ['--keys', '4', '--small-seconds', '1', '--aborts', '20'];
+// Issue #11's scenarios (I, J, K) have their own smoke test (bench-capacity-smoke.test.ts).
+const ROWS_1_TO_9 = ['--only', 'A,B,C,D,E,F,G,H'];
 
-function runBench(args: string[], timeoutMs: number) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/extract.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs });
-  return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
-}
-
-const readReport = async (file: string) => JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) as Report;
+const runBench = (args: string[], timeoutMs: number) => runBenchScript('bench/extract.ts', args, timeoutMs);
 
 // The whole bench, end to end, at a size that takes seconds: demo data, server children, HTTP,
 // DuckDB COPY, autocannon, aborts.
@@ -41,13 +20,10 @@ describe('bench/extract.ts at tiny scale', () => {
   let dir = '';
   let status: number | null = null;
   let output = '';
-  let report: Report;
+  let report: BenchReport;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-smoke-'));
-    const json = path.join(dir, 'report.json');
-    ({ status, output } = runBench([...TINY, ...SHORT, '--data-dir', path.join(dir, 'data'), '--json', json], 55_000));
-    report = await readReport(json);
+    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-smoke-', [...TINY, ...SHORT, ...ROWS_1_TO_9], 55_000));
   }, 60_000);
 
   afterAll(async () => {
@@ -107,17 +83,17 @@ describe('bench/extract.ts at tiny scale', () => {
   });
 
   it('bench/readme-table.ts turns the report into the README table, one line per figure of rows 1–9', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/readme-table.ts', path.join(dir, 'report.json')], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    const run = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 20_000);
     expect(run.status, run.stderr).toBe(0);
-    const rows = run.stdout.split('\n').filter((l) => /^\| \d \|/.test(l));
+    const rows = run.stdout.split('\n').filter((l) => /^\| \d+ \|/.test(l));
     expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set(['1', '2', '3', '4', '5', '6', '7', '8', '9']));
     expect(rows).toHaveLength(report.figures.filter((f) => f.row !== null).length);
-    expect(run.stdout).toContain('Every row measured in this run.');
+    expect(run.stdout).toContain('Rows not measured in this run: 10, 11, 12');
   });
 
   it('--only picks scenarios in the bench\'s order, case-insensitively, and rejects unknown ids', () => {
     expect(parseBenchArgs(['--only', 'g,E']).only).toEqual(['E', 'G']);
-    expect(parseBenchArgs([]).only).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']);
+    expect(parseBenchArgs([]).only).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K']);
     expect(() => parseBenchArgs(['--only', 'A,Z'])).toThrow(/unknown: Z/);
   });
 
@@ -135,12 +111,8 @@ describe('bench/extract.ts data folder safety', () => {
       const precious = path.join(dir, 'hotspots', 'date=2025-07-30', 'precious.parquet');
       await mkdir(path.dirname(precious), { recursive: true });
       await writeFile(precious, 'not ours');
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/extract.ts', '--scale', '0.05', '--days', '3', '--end', '2025-08-01', '--data-dir', dir], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
-      expect(run.status, run.stdout + run.stderr).toBe(1);
+      const run = runBench([...TINY, '--data-dir', dir], 20_000);
+      expect(run.status, run.output).toBe(1);
       expect(run.stderr).toContain('did not write');
       expect((await stat(precious)).size).toBe('not ours'.length);
     } finally {

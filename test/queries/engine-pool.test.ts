@@ -133,3 +133,69 @@ describe('Engine pool', () => {
     expect(await Promise.all(leases.map((l) => answer(l.connection)))).toEqual([499500n, 499500n, 499500n]);
   });
 });
+
+describe('Engine lanes', () => {
+  it('an interactive request gets the next free connection ahead of every waiting bulk group', async () => {
+    const e = await engine(2);
+    const held = [await e.acquire(), await e.acquire()];
+    const order: string[] = [];
+    const bulk = e.acquireBulk('a').then((l) => (order.push('bulk'), l));
+    await tick();
+    const small = e.acquire().then((l) => (order.push('small'), l));
+    await tick();
+    held[0]!.release();
+    (await small).release();
+    held[1]!.release();
+    (await bulk).release();
+    expect(order).toEqual(['small', 'bulk']);
+  });
+
+  it('bulk work never takes the last connection: one stays for requests before their first byte', async () => {
+    const e = await engine(3);
+    const bulk = [await e.acquireBulk('a'), await e.acquireBulk('b')];
+    expect(e.tryAcquireBulk('c')).toBeNull();
+    let third: Lease | null = null;
+    void e.acquireBulk('c').then((l) => (third = l), () => undefined);
+    await tick();
+    expect([e.busy, e.queuedBulk, third]).toEqual([2, 1, null]);
+    // The reserved connection is still there for an interactive request.
+    const small = await e.acquire();
+    small.release();
+    await tick();
+    expect(third).toBeNull();
+    bulk[0]!.release();
+    await tick();
+    expect(third).not.toBeNull();
+    expect(e.busy).toBe(2);
+  });
+
+  it('a waiting bulk group is never refused by a full interactive queue, and an abort removes it', async () => {
+    const e = await engine(1, 0);
+    const held = await e.acquire();
+    const abort = new AbortController();
+    const waiting = e.acquireBulk('a', abort.signal);
+    await expect(e.acquire()).rejects.toBeInstanceOf(EngineBusyError);
+    expect(e.queuedBulk).toBe(1);
+    abort.abort(new Error('client gone'));
+    await expect(waiting).rejects.toThrow('client gone');
+    expect(e.queuedBulk).toBe(0);
+    held.release();
+    expect(e.busy).toBe(0);
+  });
+
+  it("one client's groups leave a bulk connection to the others, who are served first when one is freed", async () => {
+    const e = await engine(4);
+    const mine = [await e.acquireBulk('a'), await e.acquireBulk('a')];
+    expect(e.tryAcquireBulk('a')).toBeNull();
+    const order: string[] = [];
+    const again = e.acquireBulk('a').then((l) => (order.push('a'), l));
+    const other = e.acquireBulk('b').then((l) => (order.push('b'), l));
+    await tick();
+    expect(order).toEqual(['b']);
+    mine[0]!.release();
+    await tick();
+    expect(order).toEqual(['b', 'a']);
+    for (const l of [mine[1]!, await again, await other]) l.release();
+    expect(e.busy).toBe(0);
+  });
+});

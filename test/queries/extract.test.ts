@@ -6,6 +6,7 @@ import { Engine } from '../../queries/engine.ts';
 import { prepareExtract, type ExtractContext } from '../../queries/extract.ts';
 import { FileChecker } from '../../queries/file-check.ts';
 import { parseInstant } from '../../queries/instant.ts';
+import { TempBudget, TempBudgetFullError } from '../../queries/temp-budget.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
@@ -31,6 +32,8 @@ const context = (groupRows: number): ExtractContext => ({
   nowMs: Date.parse('2025-08-03T07:00:00Z'),
   signal: new AbortController().signal,
   rowsCache: null,
+  tempBudget: new TempBudget(1 << 30, 60),
+  aheadBytes: 64 << 20,
 });
 const window = { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-04')! };
 const request = { descriptor: hotspots, window, format: 'csv' as const, filters: [], folderValue: undefined, params: {} };
@@ -51,13 +54,25 @@ describe('prepareExtract', () => {
     extract.dispose();
   });
 
-  it('streams a larger window group by group, holding its connection until the last group is written', async () => {
+  it('streams a larger window group by group, holding no connection between the preflight and the first group', async () => {
     const extract = (await prepareExtract(context(1000), request))!;
     expect(extract.returned).toBe(3000);
-    expect(engine.busy).toBe(1);
+    expect(engine.busy).toBe(0);
     const text = await body(extract.chunks());
     expect(engine.busy).toBe(0);
     expect(text).toBe(await body((await prepareExtract(context(5000), request))!.chunks()));
+  });
+
+  it('reserves its write-ahead from the temp budget until the response ends, and refuses when the budget is spent', async () => {
+    const tempBudget = new TempBudget(100 << 20, 60);
+    const ctx = { ...context(1000), tempBudget, aheadBytes: 60 << 20 };
+    const first = (await prepareExtract(ctx, request))!;
+    expect(tempBudget.usedBytes).toBe(60 << 20);
+    await expect(prepareExtract(ctx, request)).rejects.toBeInstanceOf(TempBudgetFullError);
+    await body(first.chunks());
+    expect(tempBudget.usedBytes).toBe(0);
+    (await prepareExtract(ctx, request))!.dispose();
+    expect(tempBudget.usedBytes).toBe(0);
   });
 
   it('removes the written file when the response never starts', async () => {
@@ -140,8 +155,8 @@ describe('prepareExtract on a cold window', () => {
     expect(extract.returned).toBe(3000);
     for (const day of ['01', '02', '03']) {
       const file = path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`);
-      const { size, mtimeMs } = await stat(file);
-      expect(checker.cached(hotspots, { path: file, size, mtimeMs })).toMatchObject({ ok: true, rows: 1000 });
+      const { size, mtimeMs, ino } = await stat(file);
+      expect(checker.cached(hotspots, { path: file, size, mtimeMs, ino })).toMatchObject({ ok: true, rows: 1000 });
     }
     extract.dispose();
   });

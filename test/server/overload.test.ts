@@ -1,0 +1,90 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EngineBusyError, type Lease } from '../../queries/engine.ts';
+import { atCapacity } from '../../server/request-signal.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const DAY = '/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv';
+
+async function writeData(): Promise<string> {
+  const dir = await tempDir();
+  await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-01/a.parquet'), '2025-08-01', 2_000, 2);
+  await writeChain(dir, 'hotspots', CHAIN);
+  return dir;
+}
+
+/** Every connection of `s` held by the test, and `queued` more requests waiting: the next one is refused. */
+async function saturate(s: TestServer, queued: number): Promise<() => Promise<void>> {
+  const held: Lease[] = [];
+  for (let i = 0; i < s.engine.size; i++) held.push(await s.engine.acquire());
+  const waiting = Array.from({ length: queued }, () => s.engine.acquire());
+  expect(s.engine.saturated).toBe(true);
+  return async () => {
+    for (const h of held) h.release();
+    for (const w of waiting) (await w).release();
+  };
+}
+
+let dir: string;
+let server: TestServer | null = null;
+let free: (() => Promise<void>) | null = null;
+beforeAll(async () => {
+  dir = await writeData();
+});
+afterEach(async () => {
+  await free?.();
+  await server?.close();
+  free = null;
+  server = null;
+});
+
+describe('overload: refusals are quick, cheap and say when to come back', () => {
+  it('a queue-full 503 gives Retry-After from the pace the queue drains at, not RETRY_AFTER_SECONDS', async () => {
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60' });
+    // One hand-out (the test's own) within the last second or two: 0.5–1 per second; 2 waiting + this one = 3 ahead.
+    free = await saturate(server, 2);
+    const r = await server.get(DAY);
+    expect(r.status).toBe(503);
+    const seconds = Number(r.headers.get('retry-after'));
+    expect(seconds).toBeGreaterThanOrEqual(3);
+    expect(seconds).toBeLessThanOrEqual(6);
+    expect(((await r.json()) as { detail: string }).detail).toMatch(/capacity/);
+  });
+
+  it('at capacity a request is refused before any file is listed (a missing dataset folder is not even seen)', async () => {
+    const empty = await tempDir();
+    await writeChain(empty, 'hotspots', CHAIN);
+    await rm(path.join(empty, 'hotspots'), { recursive: true, force: true });
+    server = await startServer(empty, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0' });
+    const looked = await server.get(DAY);
+    expect(looked.status).toBe(503);
+    expect(((await looked.json()) as { detail: string }).detail).toMatch(/could not be read/);
+    free = await saturate(server, 0);
+    const refused = await server.get(DAY);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/capacity/);
+  });
+
+  it('at capacity a client holding the current version still gets its 304 (no connection needed)', async () => {
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0' });
+    const first = await server.get(DAY);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag')!;
+    free = await saturate(server, 0);
+    expect((await server.get(DAY, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await server.get(DAY)).status).toBe(503);
+  });
+
+  it('Retry-After is the drain estimate within [1, RETRY_AFTER_SECONDS], and RETRY_AFTER_SECONDS when no pace is known', () => {
+    const retry = (drainSeconds: number | null) => atCapacity(new EngineBusyError(drainSeconds), 60).headers['retry-after'];
+    expect(retry(null)).toBe('60');
+    expect(retry(7)).toBe('7');
+    expect(retry(0)).toBe('1');
+    expect(retry(3600)).toBe('60');
+  });
+});
