@@ -1,7 +1,7 @@
 import { ClientError, ProtocolError } from './errors.ts';
 import type { ExtractRun } from './extract.ts';
 import type { PageRecord } from './manifest.ts';
-import { pageUrl, readPage, type PageResult, type PageSink } from './page-request.ts';
+import { pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { rowsDone, type ResumeState } from './resume-state.ts';
 import { withRetries } from './retry.ts';
@@ -65,7 +65,7 @@ export function checkPage(state: ResumeState, fetched: FetchedPage): void {
   if (page.nextFrom !== null && (page.nextFrom === from || page.nextFrom === page.window?.from)) {
     throw new ProtocolError(`the server's next window starts where this one did (${from}); the walk would not advance`);
   }
-  if (state.pages.length > 0 && JSON.stringify(fetched.query) !== JSON.stringify(state.query)) {
+  if (state.pages.length > 0 && !sameQuery(fetched.query, state.query)) {
     throw new ProtocolError(`the parameters in effect changed during the walk: ${JSON.stringify(state.query)} became ${JSON.stringify(fetched.query)}`);
   }
 }

@@ -37,6 +37,16 @@ export interface PageResult {
   query: WireMeta['query'] | null;
 }
 
+/**
+ * Whether two meta.query echoes say the same: a parameter echoed as null is a filter not given,
+ * the same as one not echoed at all, so an extract recorded before a server learned a new filter
+ * still compares equal to what that server says now.
+ */
+export function sameQuery(a: WireMeta['query'] | null, b: WireMeta['query'] | null): boolean {
+  const given = (q: WireMeta['query'] | null) => (q === null ? null : JSON.stringify(Object.entries(q).filter(([, v]) => v !== null).sort(([x], [y]) => (x < y ? -1 : 1))));
+  return given(a) === given(b);
+}
+
 /** Parameters in a fixed order, so a recorded window is re-requested with the very same URL. */
 export function pageUrl(q: PageQuery): URL {
   const url = new URL(`${q.service}/api/v1/${q.dataset}`);

@@ -5,7 +5,7 @@ import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { readManifest, type Manifest, type PageRecord } from './manifest.ts';
 import { sha256File } from './output-file.ts';
-import { discardSink, pageUrl, readPage, type PageResult } from './page-request.ts';
+import { discardSink, pageUrl, readPage, sameQuery, type PageResult } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { withRetries } from './retry.ts';
 import { printReport, type FileCheck, type WindowCheck } from './verify-report.ts';
@@ -65,7 +65,7 @@ function compare(m: Manifest, page: PageRecord, now: PageResult): string[] {
   if (now.rowsSha256 !== page.rowsSha256) out.push('row content differs');
   if (now.truncated !== page.truncated || now.nextFrom !== page.nextFrom) out.push(`next ${page.nextFrom ?? 'none'} -> ${now.nextFrom ?? 'none'}`);
   if (m.csvHeader !== null && now.csvHeader !== m.csvHeader) out.push('CSV columns differ');
-  if (m.queryInEffect !== null && JSON.stringify(now.query) !== JSON.stringify(m.queryInEffect)) out.push('parameters in effect differ');
+  if (m.queryInEffect !== null && !sameQuery(now.query, m.queryInEffect)) out.push('parameters in effect differ');
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCitation } from '../../client/citation.ts';
@@ -116,5 +116,25 @@ describe('the citation block', () => {
     const { manifest } = await extract('old.csv', []);
     const { citation: _c, citable: _t, simulatedSeries: _s, ...old } = manifest;
     expect(Manifest.parse(old)).toEqual(old);
+  });
+});
+
+describe('verify across a server that learned new filters', () => {
+  it('a recorded meta.query without the new (null) filters is still identical; a recorded value that differs is not', async () => {
+    const file = path.join(out, 'older.geojson');
+    const args = ['hotspots', '--from', '2025-08-01', '--to', '2025-08-02', '--out', file, '--base-url', server.url, '--key', server.key];
+    expect(await extractCommand(args, {}, captureIo().io)).toBe(0);
+    const manifestFile = `${file}.manifest.json`;
+    const m = await readManifestFile(manifestFile);
+    expect(m.queryInEffect).toEqual({ country: null, bbox: null });
+    const verify = async (queryInEffect: Record<string, string | null>) => {
+      await writeFile(manifestFile, JSON.stringify({ ...m, queryInEffect }));
+      const cap = captureIo();
+      return [await verifyCommand([manifestFile, '--key', server.key], {}, cap.io), cap.stdout()] as const;
+    };
+    expect((await verify({ country: null }))[0]).toBe(0);
+    const [code, report] = await verify({ country: 'ES' });
+    expect(code).toBe(1);
+    expect(report).toMatch(/parameters in effect differ/);
   });
 });
