@@ -29,8 +29,10 @@ function shapeInBox(geometry: string, f: Extract<RowFilter, { kind: 'box' }>, bi
   const envelopes = plainBoxes(f.box).map((b) => `ST_Intersects_Extent(${geometry}, ST_GeomFromWKB(from_hex(${bind(boxWkbHex(b))})))`);
   const envelope = `(${envelopes.join(' OR ')})`;
   if (f.shapes === null) return envelope;
-  // One bound text for the whole list: a year of perimeters is thousands of shapes.
-  return `(${envelope} AND md5(ST_AsWKB(${geometry})) IN (SELECT unnest(string_split(${bind(f.shapes.join(','))}, ','))))`;
+  // One bound text for the whole list (a year of perimeters is thousands of shapes), tested with a
+  // scalar function: an IN over a subquery or a long list becomes a join, which may reorder rows
+  // that are read in stored order.
+  return `(${envelope} AND list_contains(string_split(${bind(f.shapes.join(','))}, ','), md5(ST_AsWKB(${geometry}))))`;
 }
 
 function boxClause(d: DatasetDescriptor, f: Extract<RowFilter, { kind: 'box' }>, col: (name: string) => string, bind: Bind): string {
@@ -48,7 +50,8 @@ export function filterClauses(d: DatasetDescriptor, filters: readonly RowFilter[
   };
   return filters.map((f) => {
     if (f.kind === 'equals') return `${col(f.column)} = ${typed(f.column, f.value)}`;
-    if (f.kind === 'anyOf') return `${col(f.column)} IN (${f.values.map((v) => typed(f.column, v)).join(', ')})`;
+    // A list literal, not IN (...): DuckDB rewrites a long IN list into a join, which may reorder rows read in stored order.
+    if (f.kind === 'anyOf') return `list_contains([${f.values.map((v) => typed(f.column, v)).join(', ')}], ${col(f.column)})`;
     return boxClause(d, f, col, bind);
   });
 }
