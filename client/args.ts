@@ -7,8 +7,8 @@ import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]
        fire-api extract sensor-stations --out FILE [options]   (no time window)
   --format csv|geojson     default: csv when FILE ends in .csv, else geojson
-  --country CC --model M --level L --series S --bbox W,S,E,N --station-id ID[,ID...] --area-code C
-                           dataset parameters, sent with every request
+  --country CC --model M --level L --series S --bbox=W,S,E,N --station-id ID[,ID...] --area-code C
+                           dataset parameters, sent with every request (--bbox=... with '=': W may be negative)
   --include-simulated      sensor datasets: keep simulated stations (the extract is then marked not citable);
                            without it sensor-stations and sensor-readings are requested with simulated=false
   --base-url URL           service address (default FIRE_API_URL or http://127.0.0.1:8080)

@@ -119,6 +119,20 @@ describe('the citation block', () => {
   });
 });
 
+describe('filters as extract options', () => {
+  it('--bbox=W,S,E,N (negative first number), --station-id and --area-code reach the server and the manifest', async () => {
+    const file = path.join(out, 'iberia.csv');
+    const cap = captureIo();
+    const args = ['hotspots', '--from', '2025-08-01', '--to', '2025-08-02', '--out', file, '--base-url', server.url, '--key', server.key, '--bbox=-9,39,-8.3,40'];
+    expect([await extractCommand(args, {}, cap.io), cap.stderr()]).toEqual([0, '']);
+    expect((await readManifestFile(`${file}.manifest.json`)).parameters).toEqual({ bbox: '-9,39,-8.3,40' });
+    // Every sample detection lies at -8.25: the box, sent, leaves none.
+    expect(parseCsv(await readFile(file, 'utf8')).slice(1)).toEqual([]);
+    const { manifest } = await extract('one-station.csv', ['--station-id', 'ST0002', '--include-simulated']);
+    expect([manifest.parameters, manifest.rows]).toEqual([{ stationId: 'ST0002' }, 1]);
+  });
+});
+
 describe('verify across a server that learned new filters', () => {
   it('a recorded meta.query without the new (null) filters is still identical; a recorded value that differs is not', async () => {
     const file = path.join(out, 'older.geojson');
