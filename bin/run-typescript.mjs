@@ -1,5 +1,8 @@
 // The command itself, in TypeScript, loaded through tsx once bin/fire-api.js has prepared the process.
+// Two programs share the command: the extract/verify client (client/) and the service (server/).
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../server/cli.ts');
+const command = process.argv[2];
+if (command === 'extract' || command === 'verify') await (await import('../client/cli.ts')).clientMain(process.argv.slice(2));
+else await import('../server/cli.ts');

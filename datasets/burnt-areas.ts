@@ -1,4 +1,4 @@
-import { col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
 
 const landCover = (name: string, what: string) => col(name, 'DOUBLE', true, `Share of ${what} in the burnt area`, 'percent');
 
@@ -32,7 +32,17 @@ export const burntAreas: DatasetDescriptor = {
   orderBy: ['FIREDATE', 'id'],
   geometry: { kind: 'wkb', column: 'geometry' },
   featureId: 'id',
-  filters: [],
+  filters: [
+    codeFilter(
+      'country',
+      'COUNTRY',
+      /^[A-Za-z]{2}$/,
+      'must be a two-letter EFFIS country code (e.g. PT, EL, UK)',
+      'Two-letter EFFIS country code as delivered in COUNTRY (e.g. PT, EL for Greece, UK), case-insensitive',
+      'PT',
+    ),
+  ],
+  bbox: true,
   folderChoice: null,
   options: [],
 };

@@ -35,11 +35,15 @@ export interface TimeAxis {
 export interface ColumnFilter {
   param: string;
   column: string;
+  /** One value (or, for a list, one item): validated and normalised. */
   schema: z.ZodType<string>;
   description: string;
   /** Value in effect when the parameter is omitted; null means "no filter". */
   defaultValue: string | null;
   allowed?: readonly string[];
+  /** The parameter takes a comma-separated list of at most `maxItems` values; a row matches any of them. */
+  list?: { maxItems: number };
+  example?: string;
 }
 
 /** A choice that selects a sub-folder `key=value` of the dataset (e.g. model=...). */
@@ -62,10 +66,28 @@ export interface DatasetDescriptor {
   /** Column whose value becomes the GeoJSON Feature `id`. */
   featureId: string | null;
   filters: readonly ColumnFilter[];
+  /**
+   * `bbox=minLon,minLat,maxLon,maxLat` (CRS84, edges included) is accepted: on the point for point
+   * geometry, on the exact shape for WKB geometry.
+   */
+  bbox: boolean;
   folderChoice: FolderChoice | null;
   /** Choices that only change wire columns (e.g. series=raw|corrected). */
   options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];
 }
+
+/** A code filter (country, area): matched case-insensitively, echoed and compared in upper case. */
+export const codeFilter = (param: string, column: string, pattern: RegExp, message: string, description: string, example: string): ColumnFilter => ({
+  param,
+  column,
+  schema: z
+    .string()
+    .regex(pattern, message)
+    .transform((s) => s.toUpperCase()),
+  description,
+  defaultValue: null,
+  example,
+});
 
 export const fileColumns = (d: DatasetDescriptor): Column[] => d.columns.filter((c) => !c.computed);
 

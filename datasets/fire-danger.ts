@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
 
 const index = (name: string, what: string) => col(name, 'DOUBLE', true, what, 'dimensionless');
 
@@ -36,7 +36,16 @@ export const fireDanger: DatasetDescriptor = {
       defaultValue: 'country',
       allowed: FIRE_DANGER_LEVELS,
     },
+    codeFilter(
+      'areaCode',
+      'areaCode',
+      /^[A-Za-z]{2}[A-Za-z0-9]{0,3}$/,
+      'must be an ISO 3166-1 alpha-2 or NUTS code (e.g. PT, PT11)',
+      'Area code: ISO 3166-1 alpha-2 at level=country, NUTS code at level=adminArea (case-insensitive)',
+      'PT11',
+    ),
   ],
+  bbox: false,
   folderChoice: {
     param: 'model',
     key: 'model',

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
 
 export const hotspots: DatasetDescriptor = {
   name: 'hotspots',
@@ -33,17 +32,16 @@ export const hotspots: DatasetDescriptor = {
   geometry: { kind: 'point', latitude: 'latitude', longitude: 'longitude' },
   featureId: 'id',
   filters: [
-    {
-      param: 'country',
-      column: 'country',
-      schema: z
-        .string()
-        .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 alpha-2 country code')
-        .transform((s) => s.toUpperCase()),
-      description: 'Two-letter ISO 3166-1 alpha-2 country code of the pixel centre (case-insensitive)',
-      defaultValue: null,
-    },
+    codeFilter(
+      'country',
+      'country',
+      /^[A-Za-z]{2}$/,
+      'must be a two-letter ISO 3166-1 alpha-2 country code',
+      'Two-letter ISO 3166-1 alpha-2 country code of the pixel centre (case-insensitive)',
+      'PT',
+    ),
   ],
+  bbox: true,
   folderChoice: null,
   options: [],
 };

@@ -1,4 +1,5 @@
 import { col, type DatasetDescriptor } from './descriptor.ts';
+import { stationFilters } from './station-filters.ts';
 
 const raw = (name: string, what: string, unit: string) => col(name, 'DOUBLE', true, `${what} (raw)`, unit);
 
@@ -26,7 +27,8 @@ export const sensorReadings: DatasetDescriptor = {
   orderBy: ['measuredAtUtc', 'stationId'],
   geometry: { kind: 'station', stationId: 'stationId' },
   featureId: null,
-  filters: [],
+  filters: stationFilters('readings'),
+  bbox: false,
   folderChoice: null,
   options: [{ param: 'series', allowed: SERIES, defaultValue: 'raw', description: 'raw: untouched values; corrected: the correction layer' }],
 };

@@ -1,4 +1,5 @@
 import { col, type DatasetDescriptor } from './descriptor.ts';
+import { stationFilters } from './station-filters.ts';
 
 export const sensorStations: DatasetDescriptor = {
   name: 'sensor-stations',
@@ -17,7 +18,8 @@ export const sensorStations: DatasetDescriptor = {
   orderBy: ['stationId'],
   geometry: { kind: 'point', latitude: 'latitude', longitude: 'longitude' },
   featureId: 'stationId',
-  filters: [],
+  filters: stationFilters('stations'),
+  bbox: false,
   folderChoice: null,
   options: [],
 };

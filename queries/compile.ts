@@ -1,15 +1,17 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
+import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from './instant.ts';
 import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
 export type Format = 'csv' | 'geojson';
+export type { RowFilter } from './filter-sql.ts';
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
 export interface QuerySpec {
   descriptor: DatasetDescriptor;
   dataDir: string;
-  /** Equality filters on file columns, values already validated. */
-  filters: readonly { column: string; value: string }[];
+  /** Filters on file columns and geometry, values already validated. */
+  filters: readonly RowFilter[];
   /** Values of wire-only columns taken from request parameters (e.g. series). */
   params: Readonly<Record<string, string>>;
   /** Files of the sensor-stations dataset, when readings need their station's point. */
@@ -33,7 +35,7 @@ function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null,
   const time = spec.descriptor.time;
   if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
   if (time && to !== null) clauses.push(`${col(time.column)} < ${bind(formatInstant(to))}::TIMESTAMPTZ`);
-  for (const f of spec.filters) clauses.push(`${col(f.column)} = ${bind(f.value)}`);
+  clauses.push(...filterClauses(spec.descriptor, spec.filters, col, bind));
   return clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
 }
 
@@ -52,6 +54,19 @@ export function compileCount(spec: QuerySpec, files: readonly string[], from: In
   const params: string[] = [];
   const where = compileWhere(spec, from, to, params);
   return { sql: `SELECT count(*)::BIGINT AS n FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}`, params };
+}
+
+/**
+ * The distinct shapes (MD5 of the WKB, WKB) of rows in [from, to) that pass the filters, a box
+ * among them by envelope only: the candidates whose exact test is left to JavaScript.
+ */
+export function compileShapeCandidates(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'wkb') throw new Error(`${spec.descriptor.name} has no WKB geometry`);
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const wkb = `ST_AsWKB(${col(g.column)})`;
+  return { sql: `SELECT DISTINCT md5(${wkb}) AS k, ${wkb} AS wkb FROM ${readParquet(files, spec.dataDir)} AS ${T}${where} ORDER BY 1`, params };
 }
 
 /** Time (epoch µs) of the row at 0-based position `offset` in the total order: where a cut falls. */

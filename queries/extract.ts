@@ -2,7 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Observation } from './chain.ts';
-import { compileCopy, compileRows, type Format, type QuerySpec } from './compile.ts';
+import { compileCopy, compileRows, type Format, type QuerySpec, type RowFilter } from './compile.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import { listedFiles, streamedExtract, verifierOf } from './extract-stream.ts';
 import { assertFilesUnchanged } from './file-identity.ts';
@@ -11,6 +11,7 @@ import { DatasetUnavailableError } from './errors.ts';
 import type { FileChecker } from './file-check.ts';
 import { countByFile, findCut, groupFiles, type Cut, type FileGroup } from './plan.ts';
 import { resolveSources, type Sources } from './preflight.ts';
+import { resolveShapes } from './shape-filter.ts';
 import { fingerprint } from './footer.ts';
 import type { CachedRows, RowsCache } from './rows-cache.ts';
 import type { Reservation, TempBudget } from './temp-budget.ts';
@@ -46,7 +47,7 @@ export interface ExtractRequest {
   descriptor: DatasetDescriptor;
   window: Window | null;
   format: Format;
-  filters: readonly { column: string; value: string }[];
+  filters: readonly RowFilter[];
   folderValue: string | undefined;
   params: Readonly<Record<string, string>>;
   /**
@@ -110,16 +111,18 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       finish();
       return fromMemory(sources, cached);
     }
-    const spec: QuerySpec = {
+    const parts = sources.partitions;
+    ctx.signal.throwIfAborted();
+    const c = await connection();
+    const listed: QuerySpec = {
       descriptor: req.descriptor,
       dataDir: ctx.dataDir,
       filters: req.filters,
       params: req.params,
       stationFiles: sources.stationFiles?.map((f) => f.path) ?? null,
     };
-    const parts = sources.partitions;
+    const spec = await resolveShapes(c, listed, parts.flatMap((p) => p.files.map((f) => f.path)), req.window);
     ctx.signal.throwIfAborted();
-    const c = await connection();
     const whole = singleCopyGroup(ctx, req, sources);
     if (whole) return await copyWholeWindow(ctx, req, spec, sources, whole, c, finish, cacheKey);
     const byFile = await countByFile(c, spec, parts, req.window);

@@ -5,7 +5,7 @@
  */
 const TYPES = ['', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon', 'GeometryCollection'];
 
-class Reader {
+export class Reader {
   offset = 0;
   little = true;
   constructor(private readonly view: DataView) {}

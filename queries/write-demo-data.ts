@@ -14,7 +14,7 @@ import {
   type StageColumn,
   type StageValue,
 } from '../datasets/demo/plan.ts';
-import { writeFileAtomic } from './atomic-file.ts';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { sqlString } from './sql.ts';
 import { withWriterDb } from './writer-db.ts';
 

@@ -20,6 +20,7 @@ Commands:
             [--scale X]        volume multiplier for benchmarks (default 1)
   extract <dataset> --from A --to B --out FILE [...]   Walk a window into one file + FILE.manifest.json (extract --help)
   verify FILE.manifest.json  Re-request every window of an extract; exit 0 only when all are identical
+                             (extract and verify are the client program in client/: HTTP only, any server)
   check [--data-dir DIR] [--dataset NAME] [--json]
                              Check every data file as the server does; exit 0 when all are servable,
                              1 when any fails, 2 on usage errors (DATA_DIR when --data-dir is not given)
@@ -104,10 +105,8 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'demo-data') return demoData(rest);
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
-  if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
   if (command === 'ingest') return void (process.exitCode = await (await import('./ops/ingest/ingest-command.ts')).ingestCommand(rest, process.env));
   if (command === 'compact') return void (process.exitCode = await (await import('./ops/compact-command.ts')).compactCommand(rest, process.env));
-  if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
   if (command === 'check') {
     const { checkCommand, CheckUsageError } = await import('./check-cli.ts');
     const code = await checkCommand(rest, () => loadConfig().dataDir, out).catch((e: Error) => {

@@ -1,19 +1,10 @@
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { Extract } from '../queries/extract.ts';
 import { formatInstant } from '../queries/instant.ts';
+import { META_HEADER, type WireMeta } from '../shared/wire.ts';
 import type { DatasetQuery } from './query-params.ts';
 
-export interface Meta {
-  dataset: string;
-  window: { from: string; to: string } | null;
-  query: Record<string, string | null>;
-  truncated: boolean;
-  rowLimit: number;
-  returned: number;
-  next: { from: string; to: string } | null;
-  observation: Extract['observation'];
-  dataVersion: string;
-}
+export type Meta = WireMeta;
 
 export const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { from: formatInstant(w.from), to: formatInstant(w.to) } : null);
 
@@ -41,15 +32,15 @@ export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Extract, row
 /** What meta says, as headers: the only metadata channel of CSV, and handy for GeoJSON clients too. */
 export function metaHeaders(m: Meta): Record<string, string> {
   const h: Record<string, string> = {
-    'x-truncated': String(m.truncated),
-    'x-row-limit': String(m.rowLimit),
-    'x-returned': String(m.returned),
-    'x-data-version': m.dataVersion,
+    [META_HEADER.truncated]: String(m.truncated),
+    [META_HEADER.rowLimit]: String(m.rowLimit),
+    [META_HEADER.returned]: String(m.returned),
+    [META_HEADER.dataVersion]: m.dataVersion,
     // JSON of ASCII-only values (parameters are validated to plain codes), so it is a valid header value.
-    'x-query': JSON.stringify(m.query),
+    [META_HEADER.query]: JSON.stringify(m.query),
   };
-  if (m.window) Object.assign(h, { 'x-window-from': m.window.from, 'x-window-to': m.window.to });
-  if (m.next) h['x-next-from'] = m.next.from;
-  if (m.observation.lastSuccessUtc) h['x-chain-last-success'] = m.observation.lastSuccessUtc;
+  if (m.window) Object.assign(h, { [META_HEADER.windowFrom]: m.window.from, [META_HEADER.windowTo]: m.window.to });
+  if (m.next) h[META_HEADER.nextFrom] = m.next.from;
+  if (m.observation.lastSuccessUtc) h[META_HEADER.chainLastSuccess] = m.observation.lastSuccessUtc;
   return h;
 }

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import type { DatasetDescriptor } from '../datasets/index.ts';
-import type { Format } from '../queries/compile.ts';
+import type { ColumnFilter, DatasetDescriptor } from '../datasets/index.ts';
+import type { Box } from '../queries/box.ts';
+import type { Format, RowFilter } from '../queries/compile.ts';
 import { parseInstant, type Instant } from '../queries/instant.ts';
 import { resolveWindow, type Window } from '../queries/window.ts';
+import { BboxParam, boxText } from './bbox-param.ts';
 import { invalidParameters, type ParameterError } from './problems.ts';
 
 export interface DatasetQuery {
   window: Window | null;
   format: Format;
-  filters: { column: string; value: string }[];
+  filters: RowFilter[];
   folderValue: string | undefined;
   /** Wire-only choices in effect, defaults included (e.g. series). */
   params: Record<string, string>;
@@ -55,10 +57,8 @@ export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly 
     // (it never becomes a path unless listed) and its 400 names the valid values.
     shape[d.folderChoice.param] = (known ?? z.string().optional()).meta({ description: d.folderChoice.description });
   }
-  for (const f of d.filters) {
-    const base = f.defaultValue === null ? f.schema.optional() : f.schema.default(f.defaultValue);
-    shape[f.param] = base.meta({ description: f.description });
-  }
+  for (const f of d.filters) shape[f.param] = filterParam(f);
+  if (d.bbox) shape.bbox = BboxParam;
   for (const o of d.options) {
     const [first, ...rest] = o.allowed;
     if (first === undefined) throw new Error(`${d.name}: option ${o.param} allows nothing`);
@@ -66,6 +66,21 @@ export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly 
     shape[o.param] = allowed.default(o.defaultValue as typeof first).meta({ description: o.description });
   }
   return z.strictObject(shape);
+}
+
+/** A list filter takes `a,b,c`: each item validated, duplicates dropped, sorted (the order means nothing). */
+const listParam = (f: ColumnFilter, maxItems: number) =>
+  z
+    .string()
+    .min(1, 'must name at least one value')
+    .transform((s) => s.split(','))
+    .pipe(z.array(f.schema as z.ZodType<string, string>).max(maxItems, `at most ${maxItems} values`))
+    .transform((items) => [...new Set(items)].sort());
+
+function filterParam(f: ColumnFilter): z.ZodType {
+  const meta = { description: f.description, ...(f.example === undefined ? {} : { example: f.example }) };
+  if (f.list) return listParam(f, f.list.maxItems).optional().meta(meta);
+  return (f.defaultValue === null ? f.schema.optional() : f.schema.default(f.defaultValue)).meta(meta);
 }
 
 /** One error per parameter: unknown and repeated parameters are errors, so a typo never widens a result. */
@@ -85,9 +100,15 @@ export function parameterErrors(error: z.ZodError, raw: Record<string, unknown>,
 function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: DatasetQuery): void {
   if (d.folderChoice) q.folderValue = v[d.folderChoice.param] as string | undefined;
   for (const f of d.filters) {
-    const value = (v[f.param] as string | undefined) ?? null;
-    q.echo[f.param] = value;
-    if (value !== null) q.filters.push({ column: f.column, value });
+    const value = (v[f.param] as string | string[] | undefined) ?? null;
+    q.echo[f.param] = Array.isArray(value) ? value.join(',') : value;
+    if (Array.isArray(value)) q.filters.push({ kind: 'anyOf', column: f.column, values: value });
+    else if (value !== null) q.filters.push({ kind: 'equals', column: f.column, value });
+  }
+  if (d.bbox) {
+    const box = (v.bbox as Box | undefined) ?? null;
+    q.echo.bbox = box && boxText(box);
+    if (box) q.filters.push({ kind: 'box', box, shapes: null });
   }
   for (const o of d.options) {
     q.params[o.param] = v[o.param] as string;

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../queries/atomic-file.ts';
+import { writeFileAtomic } from '../../shared/atomic-file.ts';
 
 const Timestamp = z.string().datetime({ offset: true });
 

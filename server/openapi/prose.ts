@@ -21,6 +21,9 @@ Every data request carries a key: \`Authorization: Bearer <key>\`. Keys are issu
 ## Parameters
 Unknown parameters and repeated parameters are a **400** naming the parameter: a typo never widens a result silently. \`format=csv\` selects CSV; any other value, or none, gives GeoJSON.
 
+## Filters
+Each dataset documents its own. \`bbox=minLon,minLat,maxLon,maxLat\` (degrees, CRS84, as in OGC API Features; edges included) keeps hotspots whose pixel centre lies in the box and burnt areas whose perimeter meets it exactly (not only its envelope; a box inside a hole of the perimeter does not meet it). A box with minLon greater than maxLon crosses the antimeridian. \`simulated=true|false\` and \`stationId=ID[,ID...]\` (at most 100 ids) filter the sensor datasets: a citable dataset uses \`simulated=false\`. \`country\` on burnt-areas is the EFFIS code (e.g. \`EL\`, \`UK\`), \`areaCode\` on fire-danger the ISO or NUTS code. Every filter in effect is echoed in \`meta.query\` and \`X-Query\` and is part of the ETag; a truncated response counts the filtered rows, and \`next.from\` continues the filtered walk.
+
 ## Truncation and continuation
 A response holds at most \`rowLimit\` rows ({rowLimit} on this server). Rows are totally ordered (time, then a key), so the same request over the same data gives the same rows in the same order. When more rows match, the cut falls on a time boundary: the response holds every row with time in [from, next.from) and nothing else, \`meta.truncated\` is \`true\` and \`meta.next\` (header \`X-Next-From\`) says where to go on. Request again with \`from=next.from\` and the same \`to\`: walking the window this way returns every row exactly once. There is no offset parameter. Only when more than \`rowLimit\` rows share the first instant does the response hold the first \`rowLimit\` of them (by order key) with \`next: null\`; narrow the query then.
 
@@ -44,9 +47,6 @@ Every GET endpoint also answers HEAD (headers only).`;
 export const overview = (l: ProseLimits): string =>
   OVERVIEW.replace('{rateLimitPerMinute}', String(l.rateLimitPerMinute)).replace('{rowLimit}', String(l.rowLimit));
 
-/** Example values of filters that list no allowed values (descriptors carry no examples yet). */
-const FREE_TEXT_EXAMPLES: Record<string, string> = { country: 'PT' };
-
 const curl = (path: string) => `curl -H "Authorization: Bearer $API_KEY" "$BASE_URL${path}"`;
 
 /** Example requests for one dataset, with parameter values that exist in the data when known. */
@@ -54,7 +54,8 @@ function examples(d: DatasetDescriptor, folderValues: readonly string[]): string
   const base = `/api/v1/${d.name}`;
   const window = d.time ? 'from=2025-08-01&to=2025-08-02' : '';
   const values: [string, string | undefined][] = [
-    ...d.filters.map((f): [string, string | undefined] => [f.param, f.allowed?.at(-1) ?? FREE_TEXT_EXAMPLES[f.param]]),
+    ...d.filters.map((f): [string, string | undefined] => [f.param, f.example ?? f.allowed?.at(-1)]),
+    ...(d.bbox ? [['bbox', '-9.5,38.5,-8.5,39.5'] as [string, string]] : []),
     ...d.options.map((o): [string, string | undefined] => [o.param, o.allowed.at(-1)]),
     ...(d.folderChoice ? [[d.folderChoice.param, folderValues.at(-1)] as [string, string | undefined]] : []),
   ];

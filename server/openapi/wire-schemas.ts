@@ -38,7 +38,8 @@ const NON_FINITE = 'In GeoJSON, null also when the stored number is not finite (
 const allowedValues = (c: Column, d: DatasetDescriptor): readonly string[] | undefined => {
   const computed = c.computed;
   if (computed?.kind === 'param') return d.options.find((o) => o.param === computed.param)?.allowed;
-  return d.filters.find((f) => f.column === c.name)?.allowed;
+  // Only a filter that always applies (it has a default) pins the column; an optional one (simulated) does not.
+  return d.filters.find((f) => f.column === c.name && f.defaultValue !== null)?.allowed;
 };
 
 const baseSchema = (c: Column, d: DatasetDescriptor): z.ZodType => {
@@ -91,6 +92,7 @@ function queryEchoSchema(d: DatasetDescriptor) {
     const value = first === undefined ? z.string() : z.enum([first, ...rest]);
     shape[f.param] = f.defaultValue === null ? value.nullable().meta({ description: `${f.param}; null when not given (no filter).` }) : value;
   }
+  if (d.bbox) shape.bbox = z.string().nullable().meta({ description: 'The box as minLon,minLat,maxLon,maxLat in shortest number form; null when not given (no filter).' });
   for (const o of d.options) shape[o.param] = z.enum(o.allowed as [string, ...string[]]);
   if (d.folderChoice) shape[d.folderChoice.param] = z.string().meta({ description: `The ${d.folderChoice.param} served (the default when none was given).` });
   return z.object(shape).meta({ description: 'Every parameter in effect other than the window, defaults included.' });

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from '../client/errors.ts';
-import { processIo, type ClientIo } from '../client/io.ts';
+import { processIo, UsageError, type ClientIo } from '../../shared/command-io.ts';
 import { parseInstant } from '../../queries/instant.ts';
 import { compact, type CompactOptions, type CompactSummary } from './compact.ts';
 import { busyExit, count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from './ops-io.ts';

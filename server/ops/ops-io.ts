@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
-import { isArgsError } from '../client/args.ts';
-import { UsageError } from '../client/errors.ts';
-import type { ClientIo } from '../client/io.ts';
+import { isArgsError, UsageError, type ClientIo } from '../../shared/command-io.ts';
 import { loadConfig } from '../config.ts';
 import { DatasetBusyError } from './ops-lock.ts';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
+import { extractCommand } from '../../client/extract.ts';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
@@ -75,7 +75,7 @@ describe('an interrupted extract resumes', () => {
       expect((await responses(server, 200)) - afterKill).toBe(pages.length - recorded);
       expect(sha256(await readFile(file))).toBe(sha256(await readFile(clean)));
       const resumed = await readManifestFile(`${file}.manifest.json`);
-      expect(resumed.pages.map((p) => [p.request.from, p.rowsSha256])).toEqual(pages.map((p) => [p.request.from, p.rowsSha256]));
+      expect(resumed.pages.map((p) => [p.request?.from, p.rowsSha256])).toEqual(pages.map((p) => [p.request?.from, p.rowsSha256]));
       expect(existsSync(`${file}.partial`) || existsSync(`${file}.resume.json`)).toBe(false);
     }, 60_000);
   }

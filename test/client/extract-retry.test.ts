@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
+import { extractCommand } from '../../client/extract.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
 import { CHAIN, parseCsv } from '../helpers/sample-data.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
+import { extractCommand } from '../../client/extract.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { hotspot, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots, writeParquet } from '../helpers/parquet.ts';
@@ -51,8 +51,8 @@ describe('extract walks a window ten times the row limit', () => {
     // Each page re-fetched by hand: its rows hash is the bytes after its header, and the pages concatenate to the file.
     let body = '';
     for (const [i, p] of m.pages.entries()) {
-      expect(p.request.from).toBe(i === 0 ? '2025-07-01' : m.pages[i - 1]!.nextFrom);
-      const served = await (await server.get(`/api/v1/hotspots?from=${encodeURIComponent(p.request.from)}&to=2025-07-03&format=csv`)).text();
+      expect(p.request!.from).toBe(i === 0 ? '2025-07-01' : m.pages[i - 1]!.nextFrom);
+      const served = await (await server.get(`/api/v1/hotspots?from=${encodeURIComponent(p.request!.from)}&to=2025-07-03&format=csv`)).text();
       const records = served.slice(served.indexOf('\n') + 1);
       expect(sha256(records)).toBe(p.rowsSha256);
       body += records;

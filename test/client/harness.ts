@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ClientIo } from '../../server/client/io.ts';
-import { Manifest } from '../../server/client/manifest.ts';
+import type { ClientIo } from '../../client/io.ts';
+import { Manifest } from '../../client/manifest.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import type { TestServer } from '../helpers/server.ts';
 

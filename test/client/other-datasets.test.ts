@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractCommand } from '../../server/client/extract.ts';
-import { verifyCommand } from '../../server/client/verify.ts';
+import { extractCommand } from '../../client/extract.ts';
+import { verifyCommand } from '../../client/verify.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -17,10 +17,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const CASES = [
-  { dataset: 'burnt-areas', parameters: {}, rows: 1, query: {} },
+  { dataset: 'burnt-areas', parameters: {}, rows: 1, query: { country: null, bbox: null } },
   // level is not given: the server's default must show up in queryInEffect.
-  { dataset: 'fire-danger', parameters: { model: 'effis-ecmwf' }, rows: 2, query: { model: 'effis-ecmwf', level: 'country' } },
-  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, rows: 3, query: { series: 'corrected' } },
+  { dataset: 'fire-danger', parameters: { model: 'effis-ecmwf' }, rows: 2, query: { model: 'effis-ecmwf', level: 'country', areaCode: null } },
+  // A sensor dataset is requested with simulated=false unless --include-simulated: the simulated station's reading is left out.
+  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, sent: { series: 'corrected', simulated: 'false' }, rows: 2, query: { simulated: 'false', stationId: null, series: 'corrected' } },
 ];
 
 describe('extract and verify work for every windowed dataset, in pages of at most two rows', () => {
@@ -36,7 +37,7 @@ describe('extract and verify work for every windowed dataset, in pages of at mos
       expect(doc.meta).toMatchObject({ dataset: c.dataset, query: c.query, returned: c.rows });
       expect(parseCsv(await readFile(csv, 'utf8'))).toHaveLength(c.rows + 1);
       const m = await readManifestFile(`${geo}.manifest.json`);
-      expect([m.queryInEffect, m.parameters]).toEqual([c.query, c.parameters]);
+      expect([m.queryInEffect, m.parameters]).toEqual([c.query, 'sent' in c ? c.sent : c.parameters]);
       for (const file of [geo, csv]) expect(await verifyCommand([`${file}.manifest.json`, '--key', server.key], {}, captureIo().io)).toBe(0);
     });
   }

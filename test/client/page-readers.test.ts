@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CsvPageReader } from '../../server/client/csv-page.ts';
-import { ProtocolError } from '../../server/client/errors.ts';
-import { GeoJsonPageReader } from '../../server/client/geojson-page.ts';
+import { CsvPageReader } from '../../client/csv-page.ts';
+import { ProtocolError } from '../../client/errors.ts';
+import { GeoJsonPageReader } from '../../client/geojson-page.ts';
 import { sha256 } from './harness.ts';
 
 /** Chunk boundaries the server happens to produce are not the only possible ones: cut everywhere. */

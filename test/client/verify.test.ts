@@ -2,9 +2,9 @@ import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
-import { extractCommand } from '../../server/client/extract.ts';
-import { verifyCommand } from '../../server/client/verify.ts';
-import type { VerifyReport, WindowCheck } from '../../server/client/verify-report.ts';
+import { extractCommand } from '../../client/extract.ts';
+import { verifyCommand } from '../../client/verify.ts';
+import type { VerifyReport, WindowCheck } from '../../client/verify-report.ts';
 import { hotspot, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
@@ -32,7 +32,7 @@ async function verify(extra: string[] = [], key = server.key) {
   return { code, stdout: cap.stdout(), stderr: cap.stderr() };
 }
 
-const startsOnDay2 = (w: WindowCheck) => w.request.from.startsWith('2025-07-02');
+const startsOnDay2 = (w: WindowCheck) => w.request!.from.startsWith('2025-07-02');
 
 describe('verify re-requests every recorded window', () => {
   it('reports every window identical and exits 0 while the data is unchanged', async () => {

@@ -22,7 +22,7 @@ const DATA_HEADERS = {
   'x-data-version': `sha256:${'a'.repeat(64)}`,
   'x-query': '{}',
 };
-const META = { dataset: 'sensor-stations', window: null, query: {}, truncated: false, rowLimit: 10, returned: 1, next: null, observation: { chainRan: false, lastSuccessUtc: null, ageSeconds: null }, dataVersion: `sha256:${'a'.repeat(64)}` };
+const META = { dataset: 'sensor-stations', window: null, query: { simulated: null, stationId: null }, truncated: false, rowLimit: 10, returned: 1, next: null, observation: { chainRan: false, lastSuccessUtc: null, ageSeconds: null }, dataVersion: `sha256:${'a'.repeat(64)}` };
 const PROPS = { stationId: 'S1', name: null, latitude: 40.1, longitude: -7.9, elevationM: 420, simulated: true, installedAtUtc: '2024-01-01T00:00:00.5Z' };
 const stations = (over: { status?: number; headers?: Record<string, unknown>; props?: object; body?: string | null } = {}): SentResponse => ({
   method: 'GET',

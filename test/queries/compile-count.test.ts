@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => instance.closeSync());
 
-const byCountry = (value: string) => spec(hotspots, dataDir, { filters: [{ column: 'country', value }] });
+const byCountry = (value: string) => spec(hotspots, dataDir, { filters: [{ kind: 'equals', column: 'country', value }] });
 const count = async (q: { sql: string; params: string[] }) => Number((await rows(c, q))[0]?.[0]);
 
 describe('filter values are bound parameters', () => {

@@ -42,7 +42,7 @@ describe('compiled GeoJSON features', () => {
   });
 
   it('fire-danger: NaN double is null, no Feature id, null geometry, filter value bound', async () => {
-    const fs = await run(fireDanger, { filters: [{ column: 'level', value: 'country' }] });
+    const fs = await run(fireDanger, { filters: [{ kind: 'equals' as const, column: 'level', value: 'country' }] });
     expect(fs.map((f) => props(f).areaCode)).toEqual(['ES', 'PT']);
     expect(fs[0]).not.toHaveProperty('id');
     expect(fs[0]?.geometry).toBeNull();

@@ -5,6 +5,15 @@ export type Geom =
   | { type: 'Polygon'; at: number[][][] }
   | { type: 'MultiPoint' | 'MultiLineString' | 'MultiPolygon' | 'GeometryCollection'; members: Geom[] };
 
+/** A closed axis-aligned rectangle ring, counter-clockwise from (x0, y0). */
+export const square = (x0: number, y0: number, x1: number, y1: number): number[][] => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
+
 const CODES = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6, GeometryCollection: 7 };
 
 export interface WkbOptions {

@@ -31,7 +31,7 @@ describe('hotspots', () => {
     expect(body.meta).toMatchObject({
       dataset: 'hotspots',
       window: { from: '2025-08-01T00:00:00Z', to: '2025-08-02T00:00:00Z' },
-      query: { country: null },
+      query: { country: null, bbox: null },
       truncated: false,
       returned: 3,
       next: null,
@@ -43,7 +43,7 @@ describe('hotspots', () => {
   it('filters by country case-insensitively and echoes the normalised value', async () => {
     const { body } = await json('/api/v1/hotspots?from=2025-08-01&to=2025-08-03&country=es');
     expect(body.features.map((f: any) => f.id)).toEqual(['h2']);
-    expect(body.meta.query).toEqual({ country: 'ES' });
+    expect(body.meta.query).toEqual({ country: 'ES', bbox: null });
   });
 
   it('serves CSV with one header row, RFC 4180 quoting, empty nulls and meta in X- headers', async () => {
@@ -53,7 +53,7 @@ describe('hotspots', () => {
     expect(r.headers.get('x-truncated')).toBe('false');
     expect(r.headers.get('x-window-from')).toBe('2025-08-01T00:00:00Z');
     expect(r.headers.get('x-data-version')).toMatch(/^sha256:/);
-    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ country: null });
+    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ country: null, bbox: null });
     const text = await r.text();
     expect(text.endsWith('\n')).toBe(true);
     expect(text).toContain('"with,comma ""quoted"""');
@@ -92,7 +92,7 @@ describe('burnt-areas', () => {
 describe('fire-danger', () => {
   it('defaults to the first model and the country level, and echoes both', async () => {
     const { body } = await json('/api/v1/fire-danger?from=2025-08-01&to=2025-08-03');
-    expect(body.meta.query).toEqual({ model: 'cffdrs-era5', level: 'country' });
+    expect(body.meta.query).toEqual({ model: 'cffdrs-era5', level: 'country', areaCode: null });
     expect(body.features.map((f: any) => [f.properties.date, f.properties.areaCode, f.properties.FWI])).toEqual([
       ['2025-08-01T00:00:00Z', 'PT', 20.5],
       ['2025-08-02T00:00:00Z', 'PT', 12.5],
@@ -102,7 +102,7 @@ describe('fire-danger', () => {
 
   it('CSV records the model chosen by default in X-Query', async () => {
     const r = await get('/api/v1/fire-danger?from=2025-08-01&to=2025-08-03&format=csv');
-    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ level: 'country', model: 'cffdrs-era5' });
+    expect(JSON.parse(r.headers.get('x-query')!)).toEqual({ level: 'country', areaCode: null, model: 'cffdrs-era5' });
     await r.arrayBuffer();
   });
 
@@ -141,7 +141,7 @@ describe('sensor-stations and sensor-readings', () => {
 
   it('readings carry their station point, simulated, series and a null correctionModel', async () => {
     const { body } = await json('/api/v1/sensor-readings?from=2025-08-01&to=2025-08-02');
-    expect(body.meta.query).toEqual({ series: 'raw' });
+    expect(body.meta.query).toEqual({ simulated: null, stationId: null, series: 'raw' });
     expect(body.features.map((f: any) => [f.properties.stationId, f.properties.measuredAtUtc])).toEqual([
       ['ST0001', '2025-08-01T12:00:00Z'],
       ['ST0002', '2025-08-01T12:00:00Z'],

@@ -3,8 +3,7 @@
 /** A problem the user can act on: printed as one line, exit code 1. */
 export class ClientError extends Error {}
 
-/** Bad command line: printed with the usage text, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError } from '../shared/command-io.ts';
 
 /** The connection failed or the body ended early (the server aborts a stream it cannot finish). */
 export class TransferError extends ClientError {}

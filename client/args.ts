@@ -1,17 +1,23 @@
 import { parseArgs } from 'node:util';
+import { SIMULATED_DATASETS, WINDOWLESS_DATASETS } from '../shared/wire.ts';
 import { UsageError } from './errors.ts';
 import type { Format } from './page-request.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 
 export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]
+       fire-api extract sensor-stations --out FILE [options]   (no time window)
   --format csv|geojson     default: csv when FILE ends in .csv, else geojson
-  --country CC --model M --level L --series S   dataset parameters, sent with every request
+  --country CC --model M --level L --series S --bbox=W,S,E,N --station-id ID[,ID...] --area-code C
+                           dataset parameters, sent with every request (--bbox=... with '=': W may be negative)
+  --include-simulated      sensor datasets: keep simulated stations (the extract is then marked not citable);
+                           without it sensor-stations and sensor-readings are requested with simulated=false
   --base-url URL           service address (default FIRE_API_URL or http://127.0.0.1:8080)
   --key KEY                API key (default FIRE_API_KEY; prefer the variable: arguments are visible to other users)
   --retries N              attempts per request on 429, 503 or a broken transfer (default ${DEFAULT_RETRY.attempts})
   --restart                discard an interrupted run of this FILE instead of resuming it
   --force                  replace FILE if it exists
-Writes FILE and FILE.manifest.json; an interrupted run resumes from its last completed window.
+Writes FILE and FILE.manifest.json (with a citation: text, BibTeX, CSL-JSON); an interrupted run
+resumes from its last completed window.
 `;
 
 export const VERIFY_USAGE = `Usage: fire-api verify FILE.manifest.json [--key KEY] [--base-url URL] [--retries N] [--json]
@@ -20,15 +26,17 @@ Exit code: 0 all identical, 1 something changed, 2 usage, 3 could not verify.
 `;
 
 const DATASET_NAME = /^[a-z][a-z0-9-]{0,63}$/;
-const PARAMETERS = ['country', 'level', 'model', 'series'] as const;
+/** Command-line option -> query parameter. */
+const PARAMETERS = { country: 'country', level: 'level', model: 'model', series: 'series', bbox: 'bbox', 'station-id': 'stationId', 'area-code': 'areaCode' } as const;
 
 export interface ExtractOptions {
   service: string;
   key: string;
   dataset: string;
   format: Format;
-  from: string;
-  to: string;
+  /** Null for a dataset without a time window (sensor-stations). */
+  from: string | null;
+  to: string | null;
   parameters: Record<string, string>;
   out: string;
   retry: RetryPolicy;
@@ -75,25 +83,40 @@ function outputFormat(format: string | undefined, out: string): Format {
   return format;
 }
 
+/** The dataset parameters given, and simulated=false for a sensor dataset unless --include-simulated. */
+function queryParameters(dataset: string, v: Partial<Record<keyof typeof PARAMETERS | 'include-simulated', string | boolean>>): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  for (const [option, name] of Object.entries(PARAMETERS)) {
+    const value = v[option as keyof typeof PARAMETERS];
+    if (typeof value === 'string') parameters[name] = value;
+  }
+  const sensor = SIMULATED_DATASETS.includes(dataset);
+  if (v['include-simulated'] === true && !sensor) throw new UsageError(`--include-simulated applies to ${SIMULATED_DATASETS.join(' and ')} only`);
+  if (sensor && v['include-simulated'] !== true) parameters.simulated = 'false';
+  return parameters;
+}
+
 export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): ExtractOptions {
   const text = { type: 'string' } as const;
   const flag = { type: 'boolean' } as const;
-  const options = { from: text, to: text, format: text, out: text, 'base-url': text, key: text, retries: text, restart: flag, force: flag, country: text, level: text, model: text, series: text };
+  const parameterOptions = Object.fromEntries(Object.keys(PARAMETERS).map((k) => [k, text])) as Record<keyof typeof PARAMETERS, typeof text>;
+  const options = { from: text, to: text, format: text, out: text, 'base-url': text, key: text, retries: text, restart: flag, force: flag, 'include-simulated': flag, ...parameterOptions };
   const { values: v, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
   const [dataset, ...extra] = positionals;
   if (!dataset || extra.length) throw new UsageError('extract needs exactly one dataset, e.g. hotspots');
   if (!DATASET_NAME.test(dataset)) throw new UsageError(`not a dataset name: ${dataset}`);
-  if (!v.from || !v.to) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
+  const windowless = WINDOWLESS_DATASETS.includes(dataset);
+  if (windowless && (v.from !== undefined || v.to !== undefined)) throw new UsageError(`${dataset} has no time window: leave out --from and --to`);
+  if (!windowless && (!v.from || !v.to)) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
   if (!v.out) throw new UsageError('extract needs --out FILE');
-  const parameters: Record<string, string> = {};
-  for (const name of PARAMETERS) if (v[name] !== undefined) parameters[name] = v[name];
+  const parameters = queryParameters(dataset, v);
   return {
     service: serviceUrl(v['base-url'] ?? env.FIRE_API_URL ?? 'http://127.0.0.1:8080'),
     key: apiKey(v.key, env),
     dataset,
     format: outputFormat(v.format, v.out),
-    from: v.from,
-    to: v.to,
+    from: v.from ?? null,
+    to: v.to ?? null,
     parameters,
     out: v.out,
     retry: retryPolicy(v.retries),
@@ -116,6 +139,4 @@ export function parseVerifyArgs(args: string[], env: NodeJS.ProcessEnv): VerifyO
   };
 }
 
-/** node:util parseArgs reports unknown options with ERR_PARSE_ARGS_* codes. */
-export const isArgsError = (e: unknown): e is Error =>
-  e instanceof UsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+export { isArgsError } from '../shared/command-io.ts';

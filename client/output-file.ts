@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { writeFileAtomic } from '../../queries/atomic-file.ts';
+import { writeFileAtomic } from '../shared/atomic-file.ts';
 
 const FLUSH_BYTES = 1 << 20;
 

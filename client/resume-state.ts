@@ -9,8 +9,8 @@ export const Identity = z.object({
   service: z.string(),
   dataset: z.string(),
   format: z.enum(['csv', 'geojson']),
-  from: z.string(),
-  to: z.string(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
   parameters: z.record(z.string(), z.string()),
 });
 export type Identity = z.infer<typeof Identity>;
@@ -61,6 +61,6 @@ const canonical = (i: Identity) => JSON.stringify([i.service, i.dataset, i.forma
 export const sameIdentity = (a: Identity, b: Identity): boolean => canonical(a) === canonical(b);
 
 export const describeIdentity = (i: Identity): string =>
-  [i.dataset, `from=${i.from}`, `to=${i.to}`, `format=${i.format}`, ...Object.entries(i.parameters).map(([k, v]) => `${k}=${v}`), `at ${i.service}`].join(' ');
+  [i.dataset, ...(i.from === null ? [] : [`from=${i.from}`, `to=${i.to}`]), `format=${i.format}`, ...Object.entries(i.parameters).map(([k, v]) => `${k}=${v}`), `at ${i.service}`].join(' ');
 
 export const rowsDone = (s: ResumeState): number => s.pages.reduce((n, p) => n + p.returned, 0);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+/** What every `fire-api` command (the client's and the operator's) uses to talk and to fail on usage. */
 
 export interface TextSink {
   write(text: string): unknown;
@@ -14,15 +14,9 @@ export interface ClientIo {
 
 export const processIo = (): ClientIo => ({ stdout: process.stdout, stderr: process.stderr, stderrIsTTY: process.stderr.isTTY === true });
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+/** Bad command line: printed with the usage text, exit code 2. */
+export class UsageError extends Error {}
 
-export const TOOL = { name: 'fire-api', version: packageVersion() };
-
-export const USER_AGENT = `${TOOL.name}/${TOOL.version}`;
+/** node:util parseArgs reports unknown options with ERR_PARSE_ARGS_* codes. */
+export const isArgsError = (e: unknown): e is Error =>
+  e instanceof UsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { SIMULATED_DATASETS } from '../shared/wire.ts';
+import { buildCitation } from './citation.ts';
 import { TOOL } from './io.ts';
 import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
 import { sha256File, writeJsonAtomic } from './output-file.ts';
@@ -67,15 +69,22 @@ async function assembleGeoJson(body: string, target: string, state: ResumeState)
   return { bytes, sha256: hash.digest('hex') };
 }
 
+/** Simulated series are excluded from every citable dataset: an extract that includes them is not citable. */
+function simulatedSeries(dataset: string, parameters: Readonly<Record<string, string>>): NonNullable<Manifest['simulatedSeries']> {
+  if (!SIMULATED_DATASETS.includes(dataset)) return 'none';
+  return parameters.simulated === 'false' ? 'excluded' : 'included';
+}
+
 export function buildManifest(state: ResumeState, file: Manifest['file']): Manifest {
   const { service, dataset, format, from, to, parameters } = state.identity;
-  return {
+  const simulated = simulatedSeries(dataset, parameters);
+  const manifest: Omit<Manifest, 'citation'> = {
     manifestVersion: 1,
     tool: TOOL,
     service,
     dataset,
     format,
-    window: { from, to },
+    window: from === null || to === null ? null : { from, to },
     parameters,
     queryInEffect: state.query,
     csvHeader: state.csvHeader,
@@ -86,7 +95,10 @@ export function buildManifest(state: ResumeState, file: Manifest['file']): Manif
     pages: state.pages.map(({ endOffset: _, ...page }) => page),
     rows: rowsDone(state),
     file,
+    citable: simulated !== 'included',
+    simulatedSeries: simulated,
   };
+  return { ...manifest, citation: buildCitation(manifest) };
 }
 
 /**

@@ -8,8 +8,8 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 /** One request of the walk, as sent and as answered. */
 export const PageRecord = z.object({
   index: z.number().int().min(0),
-  /** The query's window exactly as sent: `from` is the previous page's next.from, `to` never changes. */
-  request: Window,
+  /** The query's window exactly as sent: `from` is the previous page's next.from, `to` never changes. Null without a window. */
+  request: Window.nullable(),
   /** The window the server says it used (X-Window-From / X-Window-To). */
   window: Window.nullable(),
   truncated: z.boolean(),
@@ -35,8 +35,8 @@ export const Manifest = z.object({
   service: z.string(),
   dataset: z.string(),
   format: z.enum(['csv', 'geojson']),
-  /** The window as given on the command line. */
-  window: Window,
+  /** The window as given on the command line; null for a dataset without one. */
+  window: Window.nullable(),
   /** Every other parameter as given (sent with every request). */
   parameters: z.record(z.string(), z.string()),
   /** The server's meta.query: parameters in effect, defaults included (GeoJSON only; CSV does not carry it). */
@@ -49,6 +49,14 @@ export const Manifest = z.object({
   pages: z.array(PageRecord),
   rows: z.number().int().min(0),
   file: z.object({ name: z.string(), bytes: z.number().int().min(0), sha256: Sha256 }),
+  /**
+   * Whether the extract may be cited as observations: false when it includes simulated series.
+   * Optional only so that manifests written before it existed still verify.
+   */
+  citable: z.boolean().optional(),
+  /** `excluded` (simulated=false sent), `included` (--include-simulated), `none` (the dataset has no simulated series). */
+  simulatedSeries: z.enum(['excluded', 'included', 'none']).optional(),
+  citation: z.object({ text: z.string(), bibtex: z.string(), cslJson: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

@@ -5,7 +5,7 @@ import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { readManifest, type Manifest, type PageRecord } from './manifest.ts';
 import { sha256File } from './output-file.ts';
-import { discardSink, pageUrl, readPage, type PageResult } from './page-request.ts';
+import { discardSink, pageUrl, readPage, sameQuery, type PageResult } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { withRetries } from './retry.ts';
 import { printReport, type FileCheck, type WindowCheck } from './verify-report.ts';
@@ -44,8 +44,8 @@ export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: 
 
 /** Re-requests one recorded window with the very same URL and compares rows, truncation and columns. */
 async function checkWindow(client: HttpClient, m: Manifest, service: string, page: PageRecord, opts: VerifyOptions, io: ClientIo): Promise<WindowCheck> {
-  const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request.from, to: page.request.to, parameters: m.parameters });
-  const what = `window ${page.index + 1} (from ${page.request.from})`;
+  const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request?.from ?? null, to: page.request?.to ?? null, parameters: m.parameters });
+  const what = page.request ? `window ${page.index + 1} (from ${page.request.from})` : 'the registry';
   const now = await withRetries(what, opts.retry, () => client.get(url, (res) => readPage(res, m.format, discardSink())), (n) => io.stderr.write(`${retryMessage(what, n)}\n`));
   const differences = compare(m, page, now);
   return {
@@ -65,7 +65,7 @@ function compare(m: Manifest, page: PageRecord, now: PageResult): string[] {
   if (now.rowsSha256 !== page.rowsSha256) out.push('row content differs');
   if (now.truncated !== page.truncated || now.nextFrom !== page.nextFrom) out.push(`next ${page.nextFrom ?? 'none'} -> ${now.nextFrom ?? 'none'}`);
   if (m.csvHeader !== null && now.csvHeader !== m.csvHeader) out.push('CSV columns differ');
-  if (m.queryInEffect !== null && JSON.stringify(now.query) !== JSON.stringify(m.queryInEffect)) out.push('parameters in effect differ');
+  if (m.queryInEffect !== null && !sameQuery(now.query, m.queryInEffect)) out.push('parameters in effect differ');
   return out;
 }
 

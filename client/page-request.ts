@@ -2,17 +2,19 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { CsvPageReader, type CsvSink, type PageBody } from './csv-page.ts';
 import { ProtocolError, TransferError } from './errors.ts';
 import { GeoJsonPageReader } from './geojson-page.ts';
+import { META_HEADER, type TextFormat, type WireMeta } from '../shared/wire.ts';
 import { bodyChunks } from './http-page.ts';
 
-export type Format = 'csv' | 'geojson';
+export type Format = TextFormat;
 
 /** What identifies one request of a walk; verify rebuilds the identical URL from it. */
 export interface PageQuery {
   service: string;
   dataset: string;
   format: Format;
-  from: string;
-  to: string;
+  /** Both null for a dataset without a time window. */
+  from: string | null;
+  to: string | null;
   parameters: Readonly<Record<string, string>>;
 }
 
@@ -23,7 +25,7 @@ export interface PageSink extends CsvSink {
 }
 
 export interface PageResult {
-  window: { from: string; to: string } | null;
+  window: WireMeta['window'];
   truncated: boolean;
   nextFrom: string | null;
   dataVersion: string;
@@ -32,14 +34,24 @@ export interface PageResult {
   rowsSha256: string;
   csvHeader: string | null;
   /** meta.query of a GeoJSON page: the parameters in effect, defaults included. */
-  query: Record<string, string | null> | null;
+  query: WireMeta['query'] | null;
+}
+
+/**
+ * Whether two meta.query echoes say the same: a parameter echoed as null is a filter not given,
+ * the same as one not echoed at all, so an extract recorded before a server learned a new filter
+ * still compares equal to what that server says now.
+ */
+export function sameQuery(a: WireMeta['query'] | null, b: WireMeta['query'] | null): boolean {
+  const given = (q: WireMeta['query'] | null) => (q === null ? null : JSON.stringify(Object.entries(q).filter(([, v]) => v !== null).sort(([x], [y]) => (x < y ? -1 : 1))));
+  return given(a) === given(b);
 }
 
 /** Parameters in a fixed order, so a recorded window is re-requested with the very same URL. */
 export function pageUrl(q: PageQuery): URL {
   const url = new URL(`${q.service}/api/v1/${q.dataset}`);
-  url.searchParams.set('from', q.from);
-  url.searchParams.set('to', q.to);
+  if (q.from !== null) url.searchParams.set('from', q.from);
+  if (q.to !== null) url.searchParams.set('to', q.to);
   if (q.format === 'csv') url.searchParams.set('format', 'csv');
   for (const name of Object.keys(q.parameters).sort()) url.searchParams.set(name, q.parameters[name]!);
   return url;
@@ -64,15 +76,15 @@ function count(h: IncomingHttpHeaders, name: string): number {
 
 /** The contract's meta headers; sent for both formats, so both are read the same way. */
 function readHead(h: IncomingHttpHeaders): Omit<PageResult, 'rowsSha256' | 'csvHeader' | 'query'> {
-  const from = header(h, 'x-window-from');
-  const to = header(h, 'x-window-to');
+  const from = header(h, META_HEADER.windowFrom);
+  const to = header(h, META_HEADER.windowTo);
   return {
     window: from !== null && to !== null ? { from, to } : null,
-    truncated: required(h, 'x-truncated') === 'true',
-    nextFrom: header(h, 'x-next-from'),
-    dataVersion: required(h, 'x-data-version'),
-    rowLimit: count(h, 'x-row-limit'),
-    returned: count(h, 'x-returned'),
+    truncated: required(h, META_HEADER.truncated) === 'true',
+    nextFrom: header(h, META_HEADER.nextFrom),
+    dataVersion: required(h, META_HEADER.dataVersion),
+    rowLimit: count(h, META_HEADER.rowLimit),
+    returned: count(h, META_HEADER.returned),
   };
 }
 
@@ -91,11 +103,11 @@ export async function readPage(res: IncomingMessage, format: Format, sink: PageS
   return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
 }
 
-function queryOf(body: PageBody): Record<string, string | null> | null {
+function queryOf(body: PageBody): WireMeta['query'] | null {
   if (!body.meta) return null;
   const q = body.meta.query;
   if (typeof q !== 'object' || q === null) throw new ProtocolError('meta.query is missing');
-  return q as Record<string, string | null>;
+  return q as WireMeta['query'];
 }
 
 /** A sink that keeps nothing: verify only needs the counts and hashes. */

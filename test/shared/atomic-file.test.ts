@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../queries/atomic-file.ts';
+import { writeFileAtomic } from '../../shared/atomic-file.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 
 describe('writeFileAtomic', () => {

@@ -9,7 +9,7 @@ interface PageFacts {
 
 export interface WindowCheck {
   index: number;
-  request: { from: string; to: string };
+  request: { from: string; to: string } | null;
   /** Same rows (count and hash), same truncation point, same columns. */
   identical: boolean;
   dataVersionChanged: boolean;
@@ -34,7 +34,7 @@ export interface VerifyReport {
 const short = (version: string) => (version.length > 19 ? `${version.slice(0, 19)}...` : version);
 
 function windowLine(w: WindowCheck, total: number): string {
-  const where = `window ${w.index + 1}/${total} from=${w.request.from} to=${w.request.to}`;
+  const where = `window ${w.index + 1}/${total} ${w.request ? `from=${w.request.from} to=${w.request.to}` : '(no time window)'}`;
   const version = w.dataVersionChanged ? `data version changed (${short(w.recorded.dataVersion)} -> ${short(w.now.dataVersion)})` : 'same data version';
   // A rewritten file (e.g. after `fire-api compact`) changes the version and nothing a reader sees.
   if (w.identical && w.dataVersionChanged) return `${where}: rows identical, ${version}, ${w.now.returned} rows`;

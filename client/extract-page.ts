@@ -1,7 +1,7 @@
 import { ClientError, ProtocolError } from './errors.ts';
 import type { ExtractRun } from './extract.ts';
 import type { PageRecord } from './manifest.ts';
-import { pageUrl, readPage, type PageResult, type PageSink } from './page-request.ts';
+import { pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { rowsDone, type ResumeState } from './resume-state.ts';
 import { withRetries } from './retry.ts';
@@ -34,12 +34,12 @@ export interface FetchedPage extends Pick<PageResult, 'rowLimit' | 'csvHeader' |
 }
 
 /** One window with retries; every attempt starts again from the page's first byte. */
-export async function fetchPage(run: ExtractRun, from: string): Promise<FetchedPage> {
+export async function fetchPage(run: ExtractRun, from: string | null): Promise<FetchedPage> {
   const { state, out, opts } = run;
   const url = pageUrl({ ...state.identity, from });
   const startOffset = out.size;
   const firstRow = rowsDone(state);
-  const what = `window ${state.pages.length + 1} (from ${from})`;
+  const what = from === null ? 'the registry' : `window ${state.pages.length + 1} (from ${from})`;
   const attempt = async () => {
     await out.truncate(startOffset);
     run.progress.update(0);
@@ -47,7 +47,7 @@ export async function fetchPage(run: ExtractRun, from: string): Promise<FetchedP
   };
   const page = await withRetries(what, opts.retry, attempt, (n) => run.progress.note(retryMessage(what, n)));
   const { rowsSha256, returned, window, truncated, nextFrom, dataVersion, rowLimit, csvHeader, query } = page;
-  const request = { from, to: state.identity.to };
+  const request = from === null || state.identity.to === null ? null : { from, to: state.identity.to };
   const fetchedAtUtc = new Date().toISOString();
   const record = { index: state.pages.length, request, window, truncated, nextFrom, dataVersion, returned, firstRow, rowsSha256, fetchedAtUtc };
   return { record, rowLimit, csvHeader, query };
@@ -56,18 +56,16 @@ export async function fetchPage(run: ExtractRun, from: string): Promise<FetchedP
 /** What the contract promises about a page of a walk; a page that breaks it is not recorded. */
 export function checkPage(state: ResumeState, fetched: FetchedPage): void {
   const page = fetched.record;
-  const from = page.request.from;
+  const from = page.request?.from ?? null;
   if (page.truncated && page.nextFrom === null) {
-    throw new ClientError(
-      `the window from ${from} cannot be extracted completely: more than ${fetched.rowLimit} rows share its first instant, ` +
-        'and the server has no way to continue inside one instant. Ask the operator to raise ROW_LIMIT.',
-    );
+    const what = from === null ? `more than ${fetched.rowLimit} rows and no time window to continue in` : `more than ${fetched.rowLimit} rows share its first instant, and the server has no way to continue inside one instant`;
+    throw new ClientError(`the ${from === null ? 'dataset' : `window from ${from}`} cannot be extracted completely: ${what}. Ask the operator to raise ROW_LIMIT.`);
   }
   if (!page.truncated && page.nextFrom !== null) throw new ProtocolError(`a page that is not truncated names a next window (${page.nextFrom})`);
   if (page.nextFrom !== null && (page.nextFrom === from || page.nextFrom === page.window?.from)) {
     throw new ProtocolError(`the server's next window starts where this one did (${from}); the walk would not advance`);
   }
-  if (state.pages.length > 0 && JSON.stringify(fetched.query) !== JSON.stringify(state.query)) {
+  if (state.pages.length > 0 && !sameQuery(fetched.query, state.query)) {
     throw new ProtocolError(`the parameters in effect changed during the walk: ${JSON.stringify(state.query)} became ${JSON.stringify(fetched.query)}`);
   }
 }
