@@ -30,8 +30,11 @@ A **200** with an empty collection (or a header-only CSV) means the service look
 ## CSV
 \`text/csv; charset=utf-8\`, one header row, LF line ends, RFC 4180 quoting, the columns of each dataset in the documented order. Null is an empty field; booleans are \`true\`/\`false\`; timestamps \`YYYY-MM-DDTHH:MM:SSZ\` (fraction only when non-zero); numbers in shortest round-trip form. What \`meta\` says travels in the \`X-\` headers.
 
+## Parquet and Arrow
+Without \`format=csv\`, \`Accept: application/vnd.apache.parquet\` gives Parquet and \`Accept: application/vnd.apache.arrow.stream\` an Arrow IPC stream; any other \`Accept\` gives GeoJSON, and \`format=csv\` always gives CSV. The columns are the CSV columns in the same order with their types (timestamps as UTC timestamps in microseconds, numbers as numbers); hotspots, burnt-areas and sensor-stations add \`geometry\` (WKB, CRS84; GeoParquet 1.1 \`geo\` metadata with the file's bbox, GeoArrow \`geoarrow.wkb\` in Arrow). The \`X-\` headers are those of CSV, and \`meta\` is also in the file: Parquet key-value metadata and Arrow schema metadata under \`fire_api:meta\`. Rows, order, counts, cuts and failures behave as for CSV; the same request over the same data gives the same bytes.
+
 ## Caching
-Data responses carry a weak \`ETag\` (same data version, same normalised query, same format) and \`Vary: Authorization\`. Send \`If-None-Match\` with it: **304** without a body and without running the query when nothing changed.
+Data responses carry a weak \`ETag\` (same data version, same normalised query, same format, the media type chosen by \`Accept\` included) and \`Vary: Accept, Authorization\`. Send \`If-None-Match\` with it: **304** without a body and without running the query when nothing changed.
 
 ## Problems
 Errors are RFC 9457 \`application/problem+json\` bodies: \`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`requestId\`, and \`errors\` (one per parameter) on a 400. \`type\` links to the kind's entry on the documentation page (\`/api/v1/docs#problem-<kind>\`). Within v1, status codes and problem types are never removed, renamed or reinterpreted.

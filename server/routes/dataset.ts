@@ -6,6 +6,7 @@ import { prepareExtract, type Extract } from '../../queries/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
+import { DATA_VARY, MEDIA_TYPES, META_KEY } from '../media-types.ts';
 import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
@@ -21,16 +22,22 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
   yield* x.chunks();
 }
 
+function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
+  if (q.format === 'csv') return csvBody(d, x);
+  if (q.format === 'geojson') return geojsonBody(meta, x);
+  return x.chunks({ [META_KEY]: JSON.stringify(meta) });
+}
+
 /** Headers from meta, then the body streamed; HEAD gets the headers only. */
 function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-  reply.headers(metaHeaders(meta)).type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/geo+json');
+  reply.headers(metaHeaders(meta)).type(MEDIA_TYPES[q.format]);
   ctx.metrics.observeExtract(d.name, x.returned);
   if (request.method === 'HEAD') {
     x.dispose();
     return reply.send();
   }
-  const body = Readable.from(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x));
+  const body = Readable.from(responseBody(d, q, meta, x));
   body.once('close', () => x.dispose());
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
@@ -55,7 +62,7 @@ function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
-    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
+    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
     refuseWhenSaturated(request, ctx);
     const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
     const req = {
@@ -73,7 +80,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
     preflightDone();
-    reply.header('etag', fresh.etag()).header('vary', 'Authorization');
+    reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
     return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
   });
 }
