@@ -102,3 +102,13 @@ export async function fetchBytes(get: (p: string, init?: RequestInit) => Promise
   const r = await get(pathAndQuery, accept ? { headers: { accept } } : {});
   return { status: r.status, headers: r.headers, bytes: Buffer.from(await r.arrayBuffer()) };
 }
+
+const cellText = (rows: readonly Cell[][]) => rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+
+/** The first row where two tables differ, as text (null when they are equal): large tables compare fast and fail readably. */
+export function firstDifference(actual: readonly Cell[][], expected: readonly Cell[][]): string | null {
+  const [a, e] = [cellText(actual), cellText(expected)];
+  const i = a.findIndex((row, j) => row !== e[j]);
+  if (i >= 0) return `row ${i}: ${a[i]} instead of ${e[i]}`;
+  return a.length === e.length ? null : `${a.length} rows instead of ${e.length}`;
+}
