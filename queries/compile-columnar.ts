@@ -39,19 +39,10 @@ export function columnarFields(d: DatasetDescriptor, col: (name: string) => stri
   return fields.join(', ');
 }
 
-const SQL_TYPES: Record<Column['type'], string> = {
-  VARCHAR: 'VARCHAR',
-  DOUBLE: 'DOUBLE',
-  INTEGER: 'INTEGER',
-  BIGINT: 'BIGINT',
-  BOOLEAN: 'BOOLEAN',
-  TIMESTAMPTZ: 'TIMESTAMPTZ',
-  GEOMETRY: 'GEOMETRY',
-};
-
 /** No rows, the same columns and types: the schema of a response with nothing in its window. */
 export function compileEmptyColumnar(d: DatasetDescriptor): string {
-  const fields = wireColumns(d).map((c) => `CAST(NULL AS ${SQL_TYPES[c.type]}) AS ${ident(c.name)}`);
+  // Descriptor types are DuckDB's own type names.
+  const fields = wireColumns(d).map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`);
   if (hasColumnarGeometry(d)) fields.push(`CAST(NULL AS GEOMETRY) AS ${ident(GEOMETRY_COLUMN)}`);
   return `SELECT ${fields.join(', ')} LIMIT 0`;
 }

@@ -39,7 +39,11 @@ const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
 const FormatParam = z
   .string()
   .default('geojson')
-  .meta({ description: '`csv` selects CSV; any other value, or none, gives GeoJSON.', example: 'csv' });
+  .meta({
+    description:
+      '`csv` selects CSV (whatever `Accept` says); any other value, or none, gives GeoJSON, or Parquet / an Arrow IPC stream when `Accept` asks for `application/vnd.apache.parquet` / `application/vnd.apache.arrow.stream`.',
+    example: 'csv',
+  });
 
 /**
  * The query string of a dataset endpoint as one strict zod object: it validates requests and is
