@@ -79,14 +79,19 @@ function validityOf(values: readonly unknown[]): { nullBitmap: Uint8Array | null
   return { nullBitmap: nullCount ? bits : null, nullCount };
 }
 
-/** Variable-width values (text, WKB) as offsets and one data buffer. */
-function variableWidth(values: readonly (string | Uint8Array | null)[]): { valueOffsets: Int32Array; data: Uint8Array } {
-  const parts = values.map((v) => (v === null ? EMPTY : typeof v === 'string' ? Buffer.from(v) : v));
+/** Text as offsets and one UTF-8 buffer, encoded in one go (a buffer per value costs more than the rest of the batch). */
+function textWidth(values: readonly (string | null)[]): { valueOffsets: Int32Array; data: Uint8Array } {
   const valueOffsets = new Int32Array(values.length + 1);
-  parts.forEach((p, i) => (valueOffsets[i + 1] = valueOffsets[i]! + p.length));
-  return { valueOffsets, data: Buffer.concat(parts) };
+  for (let i = 0; i < values.length; i++) valueOffsets[i + 1] = valueOffsets[i]! + (values[i] ? Buffer.byteLength(values[i]!) : 0);
+  return { valueOffsets, data: Buffer.from(values.join('')) };
 }
-const EMPTY = new Uint8Array(0);
+
+/** Bytes (WKB) as offsets and one data buffer. */
+function binaryWidth(values: readonly (Uint8Array | null)[]): { valueOffsets: Int32Array; data: Uint8Array } {
+  const valueOffsets = new Int32Array(values.length + 1);
+  for (let i = 0; i < values.length; i++) valueOffsets[i + 1] = valueOffsets[i]! + (values[i]?.length ?? 0);
+  return { valueOffsets, data: Buffer.concat(values.filter((v) => v !== null)) };
+}
 
 /**
  * One column of a batch, built straight into Arrow buffers: apache-arrow's generic builders cost
@@ -107,8 +112,8 @@ function columnData(type: DataType, values: unknown[]) {
     values.forEach((v, i) => v === true && (data[i >> 3]! |= 1 << (i & 7)));
     return makeData({ type, length, ...valid, data });
   }
-  const bytes = type instanceof Binary ? values.map((v) => (v as DuckDBBlobValue | null)?.bytes ?? null) : (values as (string | null)[]);
-  return makeData({ type: type as Utf8, length, ...valid, ...variableWidth(bytes) });
+  if (type instanceof Binary) return makeData({ type, length, ...valid, ...binaryWidth(values.map((v) => (v as DuckDBBlobValue | null)?.bytes ?? null)) });
+  return makeData({ type: type as Utf8, length, ...valid, ...textWidth(values as (string | null)[]) });
 }
 
 /** The first `length` values of a column's pending chunks, and the chunks left (one copy of what is taken, none of the rest). */
