@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
+/** The feeding chain's status file, in each dataset's folder beside the data. */
+export const CHAIN_FILE = '_chain.json';
+
 const ChainFile = z.object({
   lastRunUtc: z.string().datetime({ offset: true }).nullable().optional(),
   lastSuccessUtc: z.string().datetime({ offset: true }).nullable().optional(),
@@ -23,7 +26,7 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$
 export async function readChain(datasetDir: string, nowMs: number): Promise<ChainState> {
   let text: string;
   try {
-    text = await readFile(path.join(datasetDir, '_chain.json'), 'utf8');
+    text = await readFile(path.join(datasetDir, CHAIN_FILE), 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { available: true, observation: { chainRan: false, lastSuccessUtc: null, ageSeconds: null } };
     return { available: false, reason: 'chain status unreadable' };

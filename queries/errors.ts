@@ -18,3 +18,13 @@ export class StreamIncompleteError extends Error {
     super(`stream ended after ${written} of ${expected} rows`);
   }
 }
+
+/**
+ * The disk under TEMP_DIR is full: ENOSPC from Node, or the engine's IO error for a temp file it
+ * writes (which names the file: only the kind is kept).
+ */
+export function isOutOfTempSpace(e: unknown): boolean {
+  if ((e as NodeJS.ErrnoException | null)?.code === 'ENOSPC') return true;
+  const message = (e as Error | null)?.message ?? '';
+  return /No space left on device/i.test(message);
+}

@@ -45,7 +45,11 @@ const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0$
 export class FileChecker {
   private readonly cache = new Map<string, FileVerdict>();
 
-  constructor(private readonly dataDir: string) {}
+  /** `onVerdict` hears every verdict this checker finds itself (not those it is handed). */
+  constructor(
+    private readonly dataDir: string,
+    private readonly onVerdict: (d: DatasetDescriptor, f: DataFile, verdict: FileVerdict) => void = () => undefined,
+  ) {}
 
   /** The verdict already found for this file as listed, without reading it. */
   cached(d: DatasetDescriptor, f: DataFile): FileVerdict | undefined {
@@ -57,6 +61,7 @@ export class FileChecker {
     if (hit) return hit;
     const verdict = await this.inspect(c, d, f);
     this.remember(d, f, verdict);
+    this.onVerdict(d, f, verdict);
     return verdict;
   }
 

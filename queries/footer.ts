@@ -7,11 +7,8 @@ const MAGIC = 'PAR1';
 /** A file whose bytes are not a complete Parquet file (truncated, still being written, not Parquet). */
 export class UnreadableFileError extends Error {}
 
-/**
- * SHA-256 of a Parquet file's footer (schema, row groups, row counts, statistics). Identical content
- * under another name or time hashes the same; a truncated file fails here, before any byte is sent.
- */
-export async function hashFooter(file: DataFile): Promise<string> {
+/** The footer bytes of a Parquet file (schema, row groups, statistics, key-value metadata). */
+export async function readFooter(file: DataFile): Promise<Buffer> {
   if (file.size < 12) throw new UnreadableFileError('too small to be Parquet');
   const handle = await open(file.path, 'r');
   try {
@@ -24,10 +21,18 @@ export async function hashFooter(file: DataFile): Promise<string> {
     if (length <= 0 || length > file.size - 12) throw new UnreadableFileError('bad footer length');
     const footer = Buffer.alloc(length);
     await handle.read(footer, 0, length, file.size - 8 - length);
-    return createHash('sha256').update(footer).digest('hex');
+    return footer;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * SHA-256 of a Parquet file's footer (schema, row groups, row counts, statistics). Identical content
+ * under another name or time hashes the same; a truncated file fails here, before any byte is sent.
+ */
+export async function hashFooter(file: DataFile): Promise<string> {
+  return createHash('sha256').update(await readFooter(file)).digest('hex');
 }
 
 /** Fingerprint of a set of files: their footer hashes, sorted, so order and names do not matter. */

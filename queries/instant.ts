@@ -29,7 +29,8 @@ export function parseInstant(text: string): Instant | null {
   return t >= MIN_INSTANT && t < MAX_INSTANT ? t : null;
 }
 
-const MIN_INSTANT = BigInt(Date.parse('0001-01-01T00:00:00Z')) * US_PER_MS;
+/** 0001-01-01T00:00:00Z: the first instant the wire format (four-digit years) can carry. */
+export const MIN_INSTANT = BigInt(Date.parse('0001-01-01T00:00:00Z')) * US_PER_MS;
 const MAX_INSTANT = BigInt(Date.parse('+010000-01-01T00:00:00Z')) * US_PER_MS;
 
 function zoneOffsetMinutes(zone: string): number | null {

@@ -1,8 +1,10 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../datasets/index.ts';
+import { CHAIN_FILE } from './chain.ts';
 import { DatasetUnavailableError } from './errors.ts';
 import { parseInstant, type Instant } from './instant.ts';
+import { supersededNames } from './superseded.ts';
 import type { Window } from './window.ts';
 
 export interface DataFile {
@@ -37,11 +39,17 @@ async function listDir(dir: string, dataset: string) {
   }
 }
 
-/** Data files directly in `dir`, sorted by name so listings are deterministic. */
-export async function listFiles(dir: string, dataset: string): Promise<DataFile[]> {
-  const entries = (await listDir(dir, dataset)).filter((e) => e.isFile() && isDataFileName(e.name));
-  const names = entries.map((e) => e.name).sort();
-  return Promise.all(
+/**
+ * Data files directly in `dir` (less those a compacted file replaces), sorted by name so listings
+ * are deterministic, and the names never read.
+ */
+async function readFolder(dir: string, dataset: string): Promise<{ files: DataFile[]; ignored: string[] }> {
+  const entries = (await listDir(dir, dataset)).filter((e) => e.isFile());
+  const listed = entries.filter((e) => isDataFileName(e.name)).map((e) => e.name).sort();
+  const superseded = await supersededNames(dir, listed);
+  const names = listed.filter((name) => !superseded.has(name));
+  const ignored = entries.filter((e) => !isDataFileName(e.name) && e.name !== CHAIN_FILE).map((e) => e.name).sort();
+  const files = await Promise.all(
     names.map(async (name) => {
       const p = path.join(dir, name);
       const s = await stat(p).catch(() => {
@@ -50,6 +58,12 @@ export async function listFiles(dir: string, dataset: string): Promise<DataFile[
       return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
     }),
   );
+  return { files, ignored };
+}
+
+/** Data files directly in `dir`, sorted by name: the one place a folder's files are listed. */
+export async function listFiles(dir: string, dataset: string): Promise<DataFile[]> {
+  return (await readFolder(dir, dataset)).files;
 }
 
 /** Values `v` of sub-folders `key=v` of `dir` (e.g. the models of fire-danger), sorted. */
@@ -82,19 +96,62 @@ export async function malformedPartitionFolders(dir: string, d: DatasetDescripto
   return keys.filter((key) => partitionRange(time.partition, key) === null).map((key) => `${time.partition}=${key}`);
 }
 
-/** Partitions of `dir` overlapping the window, in time order, with their data files. */
-export async function listPartitions(dir: string, d: DatasetDescriptor, window: Window): Promise<Partition[]> {
+/** Partition folders of `dir` overlapping the window, in time order. */
+async function partitionFolders(dir: string, d: DatasetDescriptor, window: Window): Promise<{ key: string; start: Instant; end: Instant; dir: string }[]> {
   const time = d.time;
   if (!time) throw new Error(`${d.name} is not partitioned by time`);
   const keys = await listKeyValues(dir, time.partition, d.name);
-  const ranges = keys
-    .map((key) => ({ key, ...partitionRange(time.partition, key) }))
-    .filter((p): p is { key: string; start: Instant; end: Instant } => p.start !== undefined && p.end !== undefined)
+  return keys
+    .map((key) => ({ key, ...partitionRange(time.partition, key), dir: path.join(dir, `${time.partition}=${key}`) }))
+    .filter((p): p is { key: string; start: Instant; end: Instant; dir: string } => p.start !== undefined && p.end !== undefined)
     .filter((p) => p.start < window.to && p.end > window.from);
+}
+
+const inPartition = (files: DataFile[], p: { start: Instant; end: Instant }) => files.map((f) => ({ ...f, partition: { start: p.start, end: p.end } }));
+
+/** Partitions of `dir` overlapping the window, in time order, with their data files. */
+export async function listPartitions(dir: string, d: DatasetDescriptor, window: Window): Promise<Partition[]> {
   return Promise.all(
-    ranges.map(async (p) => {
-      const files = await listFiles(path.join(dir, `${time.partition}=${p.key}`), d.name);
-      return { ...p, files: files.map((f) => ({ ...f, partition: { start: p.start, end: p.end } })) };
-    }),
+    (await partitionFolders(dir, d, window)).map(async ({ dir: folder, ...p }) => ({ ...p, files: inPartition(await listFiles(folder, d.name), p) })),
   );
+}
+
+/** The folders a dataset's files are under: its own, or one per folder choice (fire-danger's `model=`). */
+export async function datasetFolders(dir: string, d: DatasetDescriptor): Promise<{ dir: string; value: string | null }[]> {
+  const choice = d.folderChoice;
+  if (!choice) return [{ dir, value: null }];
+  return (await listKeyValues(dir, choice.key, d.name)).map((value) => ({ dir: path.join(dir, `${choice.key}=${value}`), value }));
+}
+
+/** Everything in a dataset's folder, paths relative to `DATA_DIR` except the files'. */
+export interface DatasetListing {
+  /** Every file the server may serve, each with its partition's range when partitioned. */
+  files: DataFile[];
+  /** Partition folders never read because their key is malformed (`date=2025-8-1`). */
+  malformedFolders: string[];
+  /** Files in data folders never read: hidden, `_`-prefixed or not Parquet. */
+  ignoredNames: string[];
+}
+
+const ALL_TIME: Window = { from: -(2n ** 62n), to: 2n ** 62n };
+
+/**
+ * Every file of a dataset: the one listing behind `fire-api check`, the start-up and background
+ * checks. Requests list the same folders (datasetFolders, listPartitions), pruned to their window.
+ */
+export async function listDatasetFiles(dataDir: string, d: DatasetDescriptor): Promise<DatasetListing> {
+  const listing: DatasetListing = { files: [], malformedFolders: [], ignoredNames: [] };
+  const add = (dir: string, found: { files: DataFile[]; ignored: string[] }) => {
+    listing.files.push(...found.files);
+    listing.ignoredNames.push(...found.ignored.map((name) => path.relative(dataDir, path.join(dir, name))));
+  };
+  for (const folder of await datasetFolders(path.join(dataDir, d.name), d)) {
+    if (!d.time) add(folder.dir, await readFolder(folder.dir, d.name));
+    for (const p of d.time ? await partitionFolders(folder.dir, d, ALL_TIME) : []) {
+      const found = await readFolder(p.dir, d.name);
+      add(p.dir, { files: inPartition(found.files, p), ignored: found.ignored });
+    }
+    for (const name of await malformedPartitionFolders(folder.dir, d)) listing.malformedFolders.push(path.relative(dataDir, path.join(folder.dir, name)));
+  }
+  return listing;
 }

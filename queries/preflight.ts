@@ -6,7 +6,7 @@ import type { Lease } from './engine.ts';
 import { DataParameterError, DatasetUnavailableError } from './errors.ts';
 import type { FileChecker, FileVerdict } from './file-check.ts';
 import { fingerprint } from './footer.ts';
-import { listFiles, listKeyValues, listPartitions, type DataFile, type Partition } from './partitions.ts';
+import { datasetFolders, listFiles, listPartitions, type DataFile, type Partition } from './partitions.ts';
 import type { Window } from './window.ts';
 
 export interface SourceRequest {
@@ -80,11 +80,16 @@ async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ di
 async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | undefined): Promise<{ dir: string; value: string | null }> {
   const choice = d.folderChoice;
   if (!choice) return { dir, value: null };
-  const values = await listKeyValues(dir, choice.key, d.name);
-  if (values.length === 0) throw new DatasetUnavailableError(d.name, `no ${choice.key} folders`);
-  const chosen = value ?? values[0]!;
-  if (!values.includes(chosen)) throw new DataParameterError(choice.param, `unknown ${choice.param} '${chosen}'; valid values: ${values.join(', ')}`);
-  return { dir: path.join(dir, `${choice.key}=${chosen}`), value: chosen };
+  const folders = await datasetFolders(dir, d);
+  if (folders.length === 0) throw new DatasetUnavailableError(d.name, `no ${choice.key} folders`);
+  const wanted = value ?? folders[0]!.value ?? '';
+  const chosen = folders.find((f) => f.value === wanted);
+  if (!chosen) {
+    // Only a value that could be a folder name is quoted back; anything else is hostile or a mistake.
+    const shown = /^[A-Za-z0-9._-]{1,64}$/.test(wanted) ? ` '${wanted}'` : '';
+    throw new DataParameterError(choice.param, `unknown ${choice.param}${shown}; valid values: ${folders.map((f) => f.value).join(', ')}`);
+  }
+  return chosen;
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */

@@ -4,7 +4,7 @@
 
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance, DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { buildDemoPlans, chainFile, type DemoOptions } from '../datasets/demo/demo-plans.ts';
 import {
   DEMO_FILE_NAME,
@@ -15,6 +15,8 @@ import {
   type StageValue,
 } from '../datasets/demo/plan.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { sqlString } from './sql.ts';
+import { withWriterDb } from './writer-db.ts';
 
 export interface WriteDemoDataOptions extends DemoOptions {
   outDir: string;
@@ -33,25 +35,12 @@ export async function writeDemoData(
   if (opts.outDir.trim() === '') throw new Error('writeDemoData: outDir is required');
   const plans = buildDemoPlans(opts);
   // One thread: row groups and file bytes then depend only on the data, never on scheduling.
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: '1',
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
+  return withWriterDb(1, async ({ connection }) => {
+    for (const macro of DEMO_SQL_MACROS) await connection.run(macro);
+    const summaries: DemoDatasetSummary[] = [];
+    for (const plan of plans) summaries.push(await writeDataset(connection, plan, opts, onProgress));
+    return summaries;
   });
-  try {
-    const connection = await instance.connect();
-    try {
-      await connection.run("SET TimeZone = 'UTC'");
-      for (const macro of DEMO_SQL_MACROS) await connection.run(macro);
-      const summaries: DemoDatasetSummary[] = [];
-      for (const plan of plans) summaries.push(await writeDataset(connection, plan, opts, onProgress));
-      return summaries;
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
-  }
 }
 
 async function writeDataset(
@@ -158,9 +147,4 @@ async function removeIfEmpty(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** COPY TO takes no bound parameter for its target, so the path is quoted as a literal. */
-function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -1,4 +1,5 @@
 import type { ExtractContext } from '../queries/extract.ts';
+import type { FileStates } from '../queries/file-states.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -6,5 +7,7 @@ import type { Metrics } from './metrics.ts';
 export interface AppContext {
   config: Config;
   metrics: Metrics;
+  /** The latest verdict on each data file, for /readyz and /metrics. */
+  files: FileStates;
   extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'>;
 }

@@ -1,14 +1,17 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { BackgroundChecks } from '../queries/background-checks.ts';
 import { Engine, EngineBusyError } from '../queries/engine.ts';
+import { isOutOfTempSpace } from '../queries/errors.ts';
 import { FileChecker } from '../queries/file-check.ts';
+import { FileStates } from '../queries/file-states.ts';
 import { RowsCache } from '../queries/rows-cache.ts';
 import { TempBudget } from '../queries/temp-budget.ts';
 import { extractTempDir } from '../queries/temp-files.ts';
-import { warmChecksInChild } from '../queries/warm-checks.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
+import { answerClientError } from './client-errors.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
@@ -34,35 +37,65 @@ const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyS
   },
 });
 
+/** Node notices an expired request only when it checks its connections: check often enough that the 408 leaves within `ms`. */
+function requestTimeouts(ms: number) {
+  const checkMs = Math.min(1000, Math.max(50, Math.floor(ms / 10)));
+  const timeout = ms - checkMs;
+  return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkMs } };
+}
+
 function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
   app.setErrorHandler((error, request, reply) => {
+    // The client left while the request was prepared: its doing, not the data's or the server's (the answer goes nowhere).
+    const clientGone = request.raw.socket?.destroyed === true;
+    if (clientGone) request.log.info(request.raw.complete ? 'client closed the connection before the response' : 'connection closed before the request arrived completely (client gone or REQUEST_TIMEOUT_MS)');
     if (error instanceof Problem) {
-      // At capacity is the load, not the data: counted in /metrics, and no stack per refusal when thousands a second are refused.
-      if (error.cause instanceof EngineBusyError) request.log.debug('at capacity');
-      else if (error.kind === 'unavailable') request.log.warn({ err: error.cause ?? error }, 'data unavailable');
+      if (error.kind === 'unavailable' && isOutOfTempSpace(error.cause)) {
+        metrics.countTempSpaceExhausted();
+        request.log.error({ err: error.cause }, 'TEMP_DIR is full: responses that need temporary files fail');
+      } else if (error.cause instanceof EngineBusyError) {
+        // At capacity is the load, not the data: counted in /metrics, and no stack per refusal when thousands a second are refused.
+        request.log.debug('at capacity');
+      } else if (error.kind === 'unavailable' && !clientGone) request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
-    // Fastify's own client errors (malformed URL, bad body, ...) keep their 4xx meaning.
+    // No route takes a body: whatever a body's size or type, a method other than GET or HEAD is the 404 it always was.
+    if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('invalid-parameter', 'The request is malformed.'));
-    request.log.error({ err: error }, 'request failed');
+    if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
+    if (!clientGone) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.once('close', () => {
+      if (reply.raw.headersSent && !reply.raw.writableFinished) request.log.info({ status: reply.statusCode }, 'connection closed during the response (client gone or transfer cut)');
+    });
+  });
   app.addHook('onResponse', async (request, reply) => {
-    metrics.countResponse(request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.countResponse(route, reply.statusCode);
+    metrics.observeDuration(route, reply.statusCode, reply.elapsedTime / 1000);
   });
 }
 
-function startWarmChecks(app: FastifyInstance, ctx: AppContext) {
-  const started = Date.now();
-  // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
-  return warmChecksInChild(ctx.config.dataDir, path.join(ctx.extract.tempDir, 'warm-checks'), ctx.extract.checker, {
-    problem: (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'),
-    skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
-    done: (files) => app.log.info({ files, ms: Date.now() - started }, 'data file checks warmed'),
-    failed: (e) => app.log.warn({ err: e }, 'warming data file checks stopped'),
+function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): BackgroundChecks {
+  const checks = new BackgroundChecks({
+    dataDir: ctx.config.dataDir,
+    // Its own DuckDB spill folder, inside this server's temp folder (swept with it if the server dies).
+    tempDir: path.join(ctx.extract.tempDir, 'warm-checks'),
+    checker: ctx.extract.checker,
+    states: ctx.files,
+    warm: ctx.config.warmFileChecks,
+    intervalMs: ctx.config.fileCheckIntervalMs,
+    events: {
+      skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
+      checked: (r) => app.log.info({ files: r.files, ms: r.ms }, r.warm ? 'data file checks warmed' : 'new or changed data files checked'),
+      failed: (e) => app.log.warn({ err: e }, 'data file check process failed; its files are tried again next round'),
+    },
   });
+  checks.start();
+  return checks;
 }
 
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
@@ -80,18 +113,23 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     return503OnClosing: true,
     trustProxy: config.trustProxy,
     // A malformed URL is the client's error: answer with a problem, not Fastify's own body.
-    frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('invalid-parameter', 'The request URL or headers are malformed.')),
+    frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('malformed-request', 'The request URL or headers are malformed.')),
+    // Fastify's default is no limit: a client announcing a body it never sends held its connection forever.
+    ...requestTimeouts(config.requestTimeoutMs),
+    clientErrorHandler: answerClientError,
   });
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
   keys.watch(config.keysReloadMs);
   const metrics = new Metrics();
+  const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const context: AppContext = {
     config,
     metrics,
+    files,
     extract: {
       engine,
-      checker: new FileChecker(config.dataDir),
+      checker: new FileChecker(config.dataDir, (d, f, verdict) => files.record(d, f, verdict)),
       dataDir: config.dataDir,
       tempDir: await extractTempDir(config.tempDir),
       rowLimit: config.rowLimit,
@@ -111,12 +149,12 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
   });
-  const warm = config.warmFileChecks ? startWarmChecks(app, context) : null;
-  registerOperationRoutes(app, context, engine, () => warm?.running() ?? false);
+  const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;
+  registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   app.addHook('onClose', async () => {
     keys.stop();
-    await warm?.stop();
+    await checks?.stop();
     engine.close();
   });
   return { app, engine, context };

@@ -20,6 +20,11 @@ Commands:
             [--scale X]        volume multiplier for benchmarks (default 1)
   extract <dataset> --from A --to B --out FILE [...]   Walk a window into one file + FILE.manifest.json (extract --help)
   verify FILE.manifest.json  Re-request every window of an extract; exit 0 only when all are identical
+  check [--data-dir DIR] [--dataset NAME] [--json]
+                             Check every data file as the server does; exit 0 when all are servable,
+                             1 when any fails, 2 on usage errors (DATA_DIR when --data-dir is not given)
+  ingest <dataset> FILE...   Write source files (FIRMS CSV, EFFIS GeoJSON/shapefile, CSV) into DATA_DIR (ingest --help)
+  compact <dataset>          Rewrite partitions of several files as one sorted file each, beside a live server (compact --help)
 ${KEYS_USAGE}
                              (registry: KEYS_FILE, default var/keys.json)
   help                       Show this text
@@ -56,9 +61,11 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
 async function serve(config: Config, demo: boolean): Promise<void> {
   const key = demo ? await demoKey(config.keysFile) : null;
   const { buildApp } = await import('./app.ts');
+  const { shutDown, trackOpenResponses } = await import('./shutdown.ts');
   const { app } = await buildApp(config);
+  const open = trackOpenResponses(app);
   const stop = async () => {
-    await app.close();
+    await shutDown(app, open, config.shutdownGraceMs);
     process.exit(0);
   };
   process.once('SIGINT', stop);
@@ -98,7 +105,17 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'demo-data') return demoData(rest);
   if (command === 'keys') return keysCommand(loadConfig().keysFile, rest);
   if (command === 'extract') return void (process.exitCode = await (await import('./client/extract.ts')).extractCommand(rest, process.env));
+  if (command === 'ingest') return void (process.exitCode = await (await import('./ops/ingest/ingest-command.ts')).ingestCommand(rest, process.env));
+  if (command === 'compact') return void (process.exitCode = await (await import('./ops/compact-command.ts')).compactCommand(rest, process.env));
   if (command === 'verify') return void (process.exitCode = await (await import('./client/verify.ts')).verifyCommand(rest, process.env));
+  if (command === 'check') {
+    const { checkCommand, CheckUsageError } = await import('./check-cli.ts');
+    const code = await checkCommand(rest, () => loadConfig().dataDir, out).catch((e: Error) => {
+      if (e instanceof CheckUsageError) throw new UsageError(e.message);
+      throw e;
+    });
+    return void (process.exitCode = code);
+  }
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
     const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));

@@ -10,11 +10,14 @@ const Env = z.object({
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
+  FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   EXTRACT_AHEAD_MB: z.coerce.number().positive().default(64),
   TEMP_DIR_MAX_MB: z.coerce.number().positive().default(2048),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(60),
   // One thread per statement, and parallelism from statements running side by side (an extract's
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
@@ -44,6 +47,8 @@ export interface Config {
   groupRows: number;
   /** Check every data file in the background at start, so first requests find their checks cached. */
   warmFileChecks: boolean;
+  /** How often new or changed data files are looked for and checked in the background (0: never). */
+  fileCheckIntervalMs: number;
   /** Memory for the rows of recent small responses (0: off). */
   responseCacheBytes: number;
   /** Engine time one request may take (planning, counting, writing groups); a client's download does not count. */
@@ -54,6 +59,10 @@ export interface Config {
   extractAheadBytes: number;
   /** Bytes all responses together may hold in TEMP_DIR; beyond it a response is refused (503) before its first byte. */
   tempDirMaxBytes: number;
+  /** Time for a request (headers and any body) to arrive completely; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long open responses may finish before they are cut. */
+  shutdownGraceMs: number;
   retryAfterSeconds: number;
   duckdbThreads: number;
   duckdbConnections: number;
@@ -98,11 +107,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rowLimit: e.ROW_LIMIT,
     groupRows: e.GROUP_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,
+    fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,
     extractAheadBytes: Math.floor(e.EXTRACT_AHEAD_MB * 1024 * 1024),
     tempDirMaxBytes: Math.floor(e.TEMP_DIR_MAX_MB * 1024 * 1024),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,

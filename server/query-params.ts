@@ -19,8 +19,6 @@ export interface DatasetQuery {
 
 const WINDOW_SYNTAX = 'must be YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z, ±HH:MM or no offset (UTC)';
 const WINDOW_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
-/** Folder names become part of a path: a strict alphabet keeps them inside the dataset folder. */
-const FOLDER_VALUE = /^[A-Za-z0-9._-]{1,64}$/;
 
 const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
   z
@@ -58,7 +56,9 @@ export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly 
   if (d.folderChoice) {
     const [first, ...rest] = folderValues;
     const known = first === undefined ? null : z.enum([first, ...rest]).default(first);
-    shape[d.folderChoice.param] = (known ?? z.string().regex(FOLDER_VALUE, 'invalid value').optional()).meta({ description: d.folderChoice.description });
+    // Any text passes here: the preflight compares it with the folders listed under the request's lease
+    // (it never becomes a path unless listed) and its 400 names the valid values.
+    shape[d.folderChoice.param] = (known ?? z.string().optional()).meta({ description: d.folderChoice.description });
   }
   for (const f of d.filters) {
     const base = f.defaultValue === null ? f.schema.optional() : f.schema.default(f.defaultValue);

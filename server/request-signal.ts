@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { EngineBudget } from '../queries/engine-budget.ts';
 import { EngineBusyError } from '../queries/engine.ts';
-import { DataParameterError, DatasetUnavailableError } from '../queries/errors.ts';
+import { DataParameterError, DatasetUnavailableError, isOutOfTempSpace } from '../queries/errors.ts';
 import { TempBudgetFullError } from '../queries/temp-budget.ts';
 import { Problem } from './problems.ts';
 
@@ -76,6 +76,10 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   }
   if (e instanceof DatasetUnavailableError) {
     const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
+    return Object.assign(p, { cause: e });
+  }
+  if (isOutOfTempSpace(e)) {
+    const p = new Problem('unavailable', 'The server ran out of temporary space for this response, so the service did not look. Retry later.', undefined, retry);
     return Object.assign(p, { cause: e });
   }
   const timedOut = e instanceof DOMException && e.name === 'TimeoutError';

@@ -36,7 +36,9 @@ const short = (version: string) => (version.length > 19 ? `${version.slice(0, 19
 function windowLine(w: WindowCheck, total: number): string {
   const where = `window ${w.index + 1}/${total} from=${w.request.from} to=${w.request.to}`;
   const version = w.dataVersionChanged ? `data version changed (${short(w.recorded.dataVersion)} -> ${short(w.now.dataVersion)})` : 'same data version';
-  if (w.identical) return `${where}: identical, ${w.now.returned} rows${w.dataVersionChanged ? `; ${version}, rows unchanged` : ''}`;
+  // A rewritten file (e.g. after `fire-api compact`) changes the version and nothing a reader sees.
+  if (w.identical && w.dataVersionChanged) return `${where}: rows identical, ${version}, ${w.now.returned} rows`;
+  if (w.identical) return `${where}: identical, ${w.now.returned} rows`;
   return `${where}: CHANGED: ${w.differences.join('; ')}; ${version}`;
 }
 
@@ -53,6 +55,8 @@ export function printReport(io: ClientIo, r: VerifyReport, json: boolean): void 
   for (const w of r.windows) io.stdout.write(`  ${windowLine(w, r.windows.length)}\n`);
   io.stdout.write(`  file ${r.file.path}: ${FILE_TEXT[r.file.state]}\n`);
   const versions = changed.filter((w) => w.dataVersionChanged).length;
-  const summary = changed.length === 0 ? 'all identical' : `${changed.length} changed (data version changed in ${versions} of them)`;
+  const rewritten = r.windows.filter((w) => w.identical && w.dataVersionChanged).length;
+  const summary =
+    changed.length > 0 ? `${changed.length} changed (data version changed in ${versions} of them)` : rewritten > 0 ? `all identical (rows identical, data version changed in ${rewritten})` : 'all identical';
   io.stdout.write(`${r.windows.length} windows: ${summary}${r.file.state === 'differs' ? '; the local file differs' : ''}\n`);
 }

@@ -1,9 +1,9 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { keyState } from './key-admin.ts';
 import { hashKey, keyIdOf } from './key-format.ts';
-import { readRegistry, type KeyRecord } from './registry-file.ts';
+import { RegistryFile, type KeyRecord } from './registry-file.ts';
 
 export type KeyVerdict =
   | { status: 'valid'; id: string }
@@ -18,6 +18,7 @@ export class KeyRegistry {
   private byId = new Map<string, KeyRecord>();
   private signature = '';
   private timer: NodeJS.Timeout | null = null;
+  private reloading = false;
 
   constructor(private readonly file: string, private readonly log: FastifyBaseLogger) {}
 
@@ -40,11 +41,29 @@ export class KeyRegistry {
   }
 
   private async reload(strict: boolean): Promise<void> {
+    // Polls overlap when a read is slow; a late one must not undo a newer one.
+    if (this.reloading) return;
+    this.reloading = true;
+    try {
+      await this.reloadOnce(strict);
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  private async reloadOnce(strict: boolean): Promise<void> {
     const s = await stat(this.file).catch(() => null);
     const signature = s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'absent';
     if (signature === this.signature) return;
     try {
-      const registry = await readRegistry(this.file);
+      // Read here rather than with readRegistry, which reads a missing file as an empty registry.
+      const text = await readFile(this.file, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
+      if (text === null && !strict) {
+        // A deleted registry is an operator's accident, not "no keys": keep serving the last good one.
+        this.signature = 'absent';
+        return this.log.error({ keys: this.byId.size }, 'key registry file is missing; keeping the previous one');
+      }
+      const registry = text === null ? { keys: [] } : RegistryFile.parse(JSON.parse(text));
       this.byId = new Map(registry.keys.map((k) => [k.id, k]));
       this.signature = signature;
       if (!strict) this.log.info({ keys: this.byId.size }, 'key registry reloaded');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
+import { FAILING_LISTED } from '../../queries/file-states.ts';
 import { problemRef, queryParameters } from './dataset-operation.ts';
 import { docsAssets, DocsQuery } from './docs-page.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
@@ -15,6 +16,13 @@ export const Readiness = z.object({
       available: z.boolean(),
       reason: z.string().nullable().meta({ description: 'Why the dataset is unavailable; null when available.' }),
       chainAgeSeconds: z.int().min(0).nullable().meta({ description: 'Seconds since the feeding chain last succeeded; null when unknown or unavailable.', 'x-unit': 's' }),
+      files: z
+        .object({ ok: z.int().min(0), failing: z.int().min(0), unsorted: z.int().min(0) })
+        .meta({ description: 'Data files checked so far, by state: servable and stored in order, failing their check (windows touching them answer 503), servable but sorted on the fly. Files not checked yet are in none.' }),
+      failingFiles: z
+        .array(z.object({ path: z.string().meta({ description: 'Relative to the data folder.' }), problem: z.string() }))
+        .max(FAILING_LISTED)
+        .meta({ description: `The first ${FAILING_LISTED} failing files by path, with what is wrong.` }),
     }),
   ),
 });
@@ -79,7 +87,7 @@ export function otherPaths(): Record<string, SchemaObject> {
     '/api/v1/docs': { get: docsOperation() },
     '/api/v1/docs/assets/{asset}': { get: assetOperation() },
     '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
-    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset', json('Ready.', { $ref: componentRef('Readiness') })),
+    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready.', { $ref: componentRef('Readiness') })),
     '/metrics': operating('getMetrics', 'Prometheus metrics', text('Prometheus text exposition format 0.0.4.', 'text/plain')),
   };
 }

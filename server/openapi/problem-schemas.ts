@@ -1,16 +1,19 @@
 import { z } from 'zod';
-import { PROBLEM_KINDS, problemType, type ProblemKind } from '../problems.ts';
+import { LISTED_PARAMETER_ERRORS, PROBLEM_KINDS, problemType, type ProblemKind } from '../problems.ts';
 import type { SchemaObject } from './schema-convert.ts';
 
 export const PROBLEM_KIND_NAMES = Object.keys(PROBLEM_KINDS) as ProblemKind[];
 
 /** When each kind is sent; the same words appear on the documentation page next to the kind's anchor. */
 export const PROBLEM_WHEN: Record<ProblemKind, string> = {
-  'invalid-parameter': 'A parameter is malformed, unknown, repeated, or names a value the data does not have (e.g. a model). `errors` names each one. No query ran.',
+  'invalid-parameter': 'A parameter is malformed, unknown, repeated, or names a value the data does not have (e.g. a model). `errors` names each one (the first 10; `detail` counts the rest). No query ran.',
   unauthorized: 'No key, a malformed Authorization header, or a key the service does not know. Comes with `WWW-Authenticate: Bearer`.',
   forbidden: 'The key is known but revoked or expired. Ask the operator for a new one.',
   'not-found': 'No resource at this path (for example a misspelt dataset, or a method other than GET or HEAD).',
   'method-not-allowed': 'Reserved; not sent by v1 today (other methods answer 404).',
+  'malformed-request': 'The request is not valid HTTP (a control byte in a header, an unknown or lowercase method, Transfer-Encoding with Content-Length, a malformed URL). Sent by the HTTP layer before any route, with `instance` empty when the path could not be read; the connection is closed.',
+  'request-timeout': 'The request (headers and any body) did not arrive completely within `REQUEST_TIMEOUT_MS` (30 s by default). The connection is closed.',
+  'headers-too-large': 'The request line and headers exceed 16 kB (for example a very long URL or Authorization header). The connection is closed.',
   'rate-limited': 'More than the per-key limit of requests per minute, or too many failed authentications from one address. Retry after `Retry-After` seconds.',
   unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
   internal: 'An unexpected error. Quote the requestId when reporting it.',
@@ -30,7 +33,7 @@ export const problemResponseId = (kind: ProblemKind): string => pascal(kind);
 /** The RFC 9457 body of one problem kind; type, title and status are fixed per kind within v1. */
 export function problemSchema(kind: ProblemKind) {
   const { status, title } = PROBLEM_KINDS[kind];
-  const errors = kind === 'invalid-parameter' ? { errors: z.array(ParameterError).min(1).meta({ description: 'One entry per offending parameter.' }) } : {};
+  const errors = kind === 'invalid-parameter' ? { errors: z.array(ParameterError).min(1).max(LISTED_PARAMETER_ERRORS).meta({ description: `One entry per offending parameter, at most ${LISTED_PARAMETER_ERRORS}; \`detail\` says how many more there were.` }) } : {};
   return z
     .object({
       type: z.literal(problemType(kind)).meta({ description: 'Stable problem type: a link to this kind on the documentation page.' }),

@@ -37,7 +37,7 @@ Without \`format=csv\`, \`Accept: application/vnd.apache.parquet\` gives Parquet
 Data responses carry a weak \`ETag\` (same data version, same normalised query, same format, the media type chosen by \`Accept\` included) and \`Vary: Accept, Authorization\`. Send \`If-None-Match\` with it: **304** without a body and without running the query when nothing changed.
 
 ## Problems
-Errors are RFC 9457 \`application/problem+json\` bodies: \`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`requestId\`, and \`errors\` (one per parameter) on a 400. \`type\` links to the kind's entry on the documentation page (\`/api/v1/docs#problem-<kind>\`). Within v1, status codes and problem types are never removed, renamed or reinterpreted.
+Errors are RFC 9457 \`application/problem+json\` bodies: \`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`requestId\`, and \`errors\` (one per parameter, the first 10; \`detail\` counts the rest) on an \`invalid-parameter\` 400. Requests the HTTP layer rejects before any route are problems too: \`malformed-request\` (400, not valid HTTP), \`headers-too-large\` (431) and \`request-timeout\` (408, the request did not arrive in time); the connection is closed after them. A method other than GET or HEAD is a 404, whatever its body. \`type\` links to the kind's entry on the documentation page (\`/api/v1/docs#problem-<kind>\`). Within v1, status codes and problem types are never removed, renamed or reinterpreted.
 
 ## Versioning
 \`/v1\` is a stability promise: fields, parameters, enum values and error codes are never removed, renamed or reinterpreted; extensions are strictly additive. A breaking change gets a new prefix \`/v2\`.

@@ -28,6 +28,14 @@ function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extr
   return x.chunks({ [META_KEY]: JSON.stringify(meta) });
 }
 
+/** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
+async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
+  for await (const chunk of body) {
+    sent.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    yield chunk;
+  }
+}
+
 /** Headers from meta, then the body streamed; HEAD gets the headers only. */
 function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
@@ -37,10 +45,13 @@ function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppConte
     x.dispose();
     return reply.send();
   }
-  const body = Readable.from(responseBody(d, q, meta, x));
+  const sent = { rows: 0, bytes: 0 };
+  const body = Readable.from(counted(responseBody(d, q, meta, x), sent));
   body.once('close', () => x.dispose());
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ctx.metrics.countAbortedStream();
+    if (reply.raw.writableFinished) sent.rows = x.returned;
+    else ctx.metrics.countAbortedStream();
+    ctx.metrics.countSent(d.name, sent);
     x.dispose();
   });
   return reply.send(body);

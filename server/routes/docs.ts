@@ -7,6 +7,13 @@ import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '
 import { Problem, invalidParameters } from '../problems.ts';
 import { parameterErrors } from '../query-params.ts';
 
+/**
+ * Every string double-quoted and keys written for YAML 1.1 readers (PyYAML and others still read
+ * 1.1): an unquoted 2025-08-01, yes or 200 would load as a date, a boolean or a number, not as the
+ * JSON document's string.
+ */
+const YAML_1_1 = { version: '1.1', defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' } as const;
+
 /** A browser following a problem `type` link asks for text/html and should land on the page, not on JSON. */
 const prefersHtml = (request: FastifyRequest): boolean => {
   const accept = request.headers.accept ?? '';
@@ -29,7 +36,7 @@ export function registerDocsRoute(app: FastifyInstance, ctx: AppContext): void {
     if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION));
     const folderValues = await listFolderValues(ctx.config.dataDir);
     const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute });
-    if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc));
+    if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc, YAML_1_1));
     return reply.type('application/json; charset=utf-8').send(doc);
   });
   app.get('/api/v1/docs/assets/:asset', async (request, reply) => {

@@ -20,12 +20,18 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     const nowMs = Date.now();
-    const datasets = await Promise.all(DATASETS.map((d) => datasetStatus(ctx.config.dataDir, d.name, nowMs)));
+    const datasets = await Promise.all(
+      DATASETS.map(async (d) => {
+        const files = ctx.files.summary(d.name);
+        return { ...(await datasetStatus(ctx.config.dataDir, d.name, nowMs)), files: files.counts, failingFiles: files.failing };
+      }),
+    );
     return { status: 'ready', engine: { connections: engine.size, busy: engine.busy }, datasets };
   });
-  app.get('/metrics', async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4').send(
-      ctx.metrics.render({
+  app.get('/metrics', async (_request, reply) => {
+    for (const d of DATASETS) for (const [state, n] of Object.entries(ctx.files.summary(d.name).counts)) ctx.metrics.setDataFiles(d.name, state, n);
+    return reply.type('text/plain; version=0.0.4').send(
+      await ctx.metrics.render({
         fire_api_duckdb_connections_busy: engine.busy,
         fire_api_duckdb_requests_queued: engine.queued,
         // Groups of streaming extracts waiting for a connection (served after the requests above).
@@ -39,6 +45,6 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         fire_api_rows_cache_hits_total: ctx.extract.rowsCache?.hits ?? 0,
         fire_api_rows_cache_misses_total: ctx.extract.rowsCache?.misses ?? 0,
       }),
-    ),
-  );
+    );
+  });
 }

@@ -5,7 +5,7 @@ import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon, writeChain } from './fixtures.ts';
-import { writeParquet } from './parquet.ts';
+import { writeBulkHotspots, writeParquet } from './parquet.ts';
 
 export const CHAIN = { lastRunUtc: '2025-08-03T06:00:00Z', lastSuccessUtc: '2025-08-03T06:00:00Z', available: true, message: 'ok' };
 
@@ -64,4 +64,15 @@ export function parseCsv(text: string): string[][] {
   }
   if (field || row.length) row.push(field), rows.push(row);
   return rows;
+}
+
+/** A DATA_DIR with 20,000 hotspots (3 per second) on each of `days` consecutive August 2025 days from the 1st: about 2.6 MB of CSV a day. */
+export async function writeBulkHotspotDays(days: number): Promise<string> {
+  const dir = await tempDir();
+  for (let d = 1; d <= days; d++) {
+    const day = `2025-08-${String(d).padStart(2, '0')}`;
+    await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 20_000, 3);
+  }
+  await writeChain(dir, 'hotspots', CHAIN);
+  return dir;
 }

@@ -14,6 +14,8 @@ export interface TestServer extends App {
   auth: { authorization: string };
   /** fetch with the key: `get('/api/v1/hotspots?...')`. */
   get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  /** What did not match the served document so far (close() throws when there is any). */
+  violations: readonly string[];
   close(): Promise<void>;
 }
 
@@ -24,7 +26,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   const keysFile = env.KEYS_FILE ?? path.join(await tempDir('fire-api-keys-'), 'keys.json');
   const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
   // Tests about other things must not trip the per-key limit; the rate-limit tests set it explicitly.
-  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', WARM_FILE_CHECKS: 'false', ...env });
+  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', WARM_FILE_CHECKS: 'false', FILE_CHECK_INTERVAL_MS: '0', ...env });
   const built = await buildApp(config, opts);
   // Every response of every test is checked against the served OpenAPI document; close() reports what did not match.
   const conformance = await checkConformance(built.app);
@@ -37,5 +39,5 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     await built.app.close();
     conformance.assertClean();
   };
-  return { ...built, url, key, keysFile, auth, get, close };
+  return { ...built, url, key, keysFile, auth, get, close, violations: conformance.violations };
 }

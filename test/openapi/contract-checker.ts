@@ -1,6 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { problemSchemaId } from '../../server/openapi/problem-schemas.ts';
+import type { ProblemKind } from '../../server/problems.ts';
 
 type Json = { [key: string]: any };
 
@@ -69,6 +71,24 @@ export class ContractChecker {
     if (typeof response === 'string') return [response];
     const where = `${r.method} ${r.route ?? '(no route)'} → ${r.status}`;
     return [...this.checkHeaders(r, response), ...this.checkBody(r, response)].map((v) => `${where}: ${v}`);
+  }
+
+  /**
+   * A problem body sent outside any route (Node's HTTP parser answers before Fastify sees the
+   * request): valid when it matches the documented schema of the kind its `type` names.
+   */
+  checkProblem(body: string): string[] {
+    let value: Json;
+    try {
+      value = JSON.parse(body) as Json;
+    } catch {
+      return ['problem body is not JSON'];
+    }
+    const kind = /^\/api\/v1\/docs#problem-([a-z-]+)$/.exec(String(value.type))?.[1];
+    const schema = kind === undefined ? undefined : this.doc.components.schemas[problemSchemaId(kind as ProblemKind)];
+    if (!schema) return [`problem type ${String(value.type)} is not documented`];
+    const validate = this.validator(`problem ${kind}`, schema);
+    return validate(value) ? [] : (validate.errors ?? []).slice(0, 5).map((e) => `problem body${e.instancePath} ${e.message}`);
   }
 
   private checkHeaders(r: SentResponse, response: Json): string[] {

@@ -45,6 +45,13 @@ describe('GET /api/v1/docs', () => {
     expect(page.match(/(?:src|href)="[^"]*"/g)?.every((a) => /="docs[?/]/.test(a))).toBe(true);
   });
 
+  it('the YAML form loads to exactly the JSON document in a YAML 1.1 reader too (dates, yes/no and numeric keys stay strings)', async () => {
+    const text = await (await fetch(`${server.url}/api/v1/docs?format=yaml`)).text();
+    const doc = await fetchDoc();
+    expect(parse(text, { version: '1.1' })).toEqual(doc);
+    expect(parse(text, { version: '1.2' })).toEqual(doc);
+  });
+
   it('a browser following a problem type link gets the page; everything else gets JSON', async () => {
     const browser = await fetch(`${server.url}/api/v1/docs`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(browser.headers.get('content-type')).toMatch(/^text\/html/);

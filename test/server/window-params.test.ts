@@ -32,6 +32,16 @@ describe('half-open window', () => {
     expect(body.features.map((f: any) => f.id)).toEqual(['h2']);
   });
 
+  it('an echoed default window is one the API accepts: from is clamped to year 1, never 0000-12-31', async () => {
+    const { status, body } = await json('/api/v1/hotspots?to=0001-01-01T12:00:00Z');
+    expect(status).toBe(200);
+    expect(body.meta.window).toEqual({ from: '0001-01-01T00:00:00Z', to: '0001-01-01T12:00:00Z' });
+    expect((await json(`/api/v1/hotspots?from=${body.meta.window.from}&to=${body.meta.window.to}`)).status).toBe(200);
+    const empty = await json('/api/v1/hotspots?to=0001-01-01');
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors).toEqual([{ parameter: 'to', message: 'must be after 0001-01-01T00:00:00Z when from is not given' }]);
+  });
+
   it('echoes the default window: to = now in whole seconds, from = to minus one day', async () => {
     const before = Math.floor(Date.now() / 1000) * 1000;
     const { body } = await json('/api/v1/hotspots');
