@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { ARROW, arrowTable, type Cell, csvRows, duckdbParquet, fetchBytes, firstDifference, hyparquetKeyValues, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
+import { COLUMNAR_ROWS_PER_GROUP } from '../../queries/compile-columnar.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { rawGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
@@ -21,7 +22,7 @@ let dir: string;
 beforeAll(async () => {
   dir = await tempDir();
   // Four days of 50 000 rows, 5 sharing each second: with GROUP_ROWS 200 000 the first day is a
-  // group alone and the other three one group holding more than one Parquet row group (122 880).
+  // group alone and the other three one group holding more than one Parquet row group.
   for (const day of ['01', '02', '03', '04']) await writeBulkHotspots(path.join(dir, `hotspots/date=2025-07-${day}/a.parquet`), `2025-07-${day}`, 50_000, 5, 1, day === '03' ? 'shuffled' : 'ordered');
 });
 
@@ -39,6 +40,7 @@ describe('columnar responses over several groups', () => {
 
   it('Parquet of many groups and row groups equals the CSV rows; one footer counts them all', async () => {
     expect(csv.length).toBe(200_000);
+    expect(150_000).toBeGreaterThan(COLUMNAR_ROWS_PER_GROUP);
     const r = await fetchBytes(s.get, WINDOW, PARQUET);
     expect(firstDifference(objectRows(hotspots, await hyparquetRows(r.bytes)), csv)).toBeNull();
     const duck = await duckdbParquet(await tempDir(), r.bytes);
