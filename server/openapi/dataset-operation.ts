@@ -55,7 +55,7 @@ function columnarMedia(d: DatasetDescriptor): Record<string, SchemaObject> {
   const columns = wireColumns(d).map((c) => `\`${c.name}\` ${COLUMNAR_TYPE_NAMES[c.type]}`);
   if (hasColumnarGeometry(d)) columns.push(`\`${GEOMETRY_COLUMN}\` WKB (CRS84)`);
   const list = columns.join(', ');
-  const meta = `the \`meta\` block as JSON under the key \`${META_KEY}\``;
+  const meta = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under the key \`${META_KEY}\``;
   const geo = hasColumnarGeometry(d) ? ` GeoParquet 1.1: \`geometry\` is WKB, CRS84, with \`geo\` file metadata (geometry types, bbox of the file).` : '';
   return {
     [MEDIA_TYPES.parquet]: {

@@ -7,7 +7,7 @@ import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { DATA_VARY, MEDIA_TYPES, META_KEY } from '../media-types.ts';
-import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
+import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
 
@@ -25,7 +25,7 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
 function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   if (q.format === 'csv') return csvBody(d, x);
   if (q.format === 'geojson') return geojsonBody(meta, x);
-  return x.chunks({ [META_KEY]: JSON.stringify(meta) });
+  return x.chunks({ [META_KEY]: JSON.stringify(fileMeta(meta)) });
 }
 
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */

@@ -68,6 +68,21 @@ describe('Parquet by Accept holds the CSV rows with their types', () => {
     }
   });
 
+  it('the same request a second later gives the same file: the chain age, which moves with the clock, is left out of the file\'s meta', async () => {
+    const d = DATASETS.find((x) => x.name === 'hotspots')!;
+    const geojson = (await (await server.get(url(d))).json()) as { meta: { observation: { ageSeconds: number | null } } };
+    expect(geojson.meta.observation.ageSeconds).toBeGreaterThan(0);
+    for (const accept of [PARQUET, ARROW]) {
+      const first = (await fetchBytes(server.get, url(d), accept)).bytes;
+      // Past the next whole second: ageSeconds has moved.
+      await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
+      const second = (await fetchBytes(server.get, url(d), accept)).bytes;
+      expect(second.equals(first), accept).toBe(true);
+      const meta = accept === PARQUET ? hyparquetKeyValues(first)['fire_api:meta']! : arrowTable(d, first).metadata['fire_api:meta']!;
+      expect(JSON.parse(meta).observation).toEqual({ chainRan: true, lastSuccessUtc: '2025-08-03T06:00:00Z' });
+    }
+  });
+
   it('meta is in the key-value metadata, and the X- headers are those of CSV', async () => {
     const d = DATASETS.find((x) => x.name === 'hotspots')!;
     const r = await fetchBytes(server.get, url(d), PARQUET);
