@@ -40,7 +40,7 @@ async function gitState(): Promise<{ commit: string | null; dirty: boolean | nul
 function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: number): Figure[] {
   const yearRows = plan.specs.find((s) => s.id === 'A')!.expectedRows;
   return [
-    ...m.extracts.flatMap(scenarioFigures),
+    ...m.extracts.flatMap((r) => scenarioFigures(r, m.extracts)),
     ...(m.D ? concurrentFigures(m.D) : []),
     ...(m.E ? coldStartFigures(m.E) : []),
     ...(m.F ? smallWindowsFigures(m.F, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),

@@ -37,8 +37,27 @@ function scenario(r: ScenarioResult, unit: 'rows' | 'features', judged: { throug
   ];
 }
 
-/** The figures of A, B or C, whichever `r` is: each judged against its own row of the table. */
-export function scenarioFigures(r: ScenarioResult): Figure[] {
+/** Bytes per row of a response: what a researcher downloads and stores per record. */
+const bytesPerRow = (r: ScenarioResult) => r.bytes / r.rows;
+
+/**
+ * L or M: a one-year columnar response beside DuckDB's own Parquet COPY of the same ordered
+ * select, and its bytes per row beside A's CSV (when A ran). The issue sets no target: informational.
+ */
+function columnarFigures(r: ScenarioResult, all: readonly ScenarioResult[]): Figure[] {
+  const row = r.id === 'L' ? 13 : 14;
+  const name = r.id === 'L' ? 'Parquet' : 'Arrow';
+  const csv = all.find((x) => x.id === 'A');
+  const figures = scenario(r, 'rows', { ratio: forRow(row, info(r.id, `ratio server ${name} / DuckDB COPY parquet`, r.ratio)) });
+  figures.push(forRow(row, info(r.id, `${name} bytes per row`, bytesPerRow(r), 'B')));
+  figures.push(info(r.id, 'DuckDB COPY parquet bytes per row', r.referenceBytes / r.referenceRows, 'B'));
+  if (csv) figures.push(forRow(row, info(r.id, `${name} bytes per row ÷ CSV bytes per row (A)`, bytesPerRow(r) / bytesPerRow(csv))));
+  return figures;
+}
+
+/** The figures of A, B, C, L or M, whichever `r` is: each judged against its own row of the table. */
+export function scenarioFigures(r: ScenarioResult, all: readonly ScenarioResult[] = []): Figure[] {
+  if (r.id === 'L' || r.id === 'M') return columnarFigures(r, all);
   if (r.id === 'A')
     return scenario(r, 'rows', {
       rss: forRow(2, atMost('A', PEAK_RSS, r.peakRssMb, TARGETS.A.maxPeakRssMb, 'MB')),

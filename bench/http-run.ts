@@ -1,6 +1,10 @@
 import http from 'node:http';
+import { arrowRowCounter, parquetRowCounter } from './columnar-count.ts';
 
-export type WireFormat = 'csv' | 'geojson';
+export type WireFormat = 'csv' | 'geojson' | 'parquet' | 'arrow';
+
+/** The Accept header that asks for each columnar format (CSV and GeoJSON go by the format parameter). */
+export const ACCEPT: Partial<Record<WireFormat, string>> = { parquet: 'application/vnd.apache.parquet', arrow: 'application/vnd.apache.arrow.stream' };
 
 const IDLE_TIMEOUT_MS = 120_000;
 
@@ -13,7 +17,7 @@ export interface HttpRun {
   /** Request start to the first body byte. */
   firstByteMs: number;
   bytes: number;
-  /** CSV: lines minus the header. GeoJSON: Feature objects. */
+  /** CSV: lines minus the header. GeoJSON: Feature objects. Parquet: the footer's row count. Arrow: the record batches' lengths. */
   rows: number;
   /** The X-Returned header: what the server promised before streaming. */
   returnedHeader: number | null;
@@ -46,6 +50,8 @@ function countNewlines(chunk: Buffer): number {
 function endsProperly(format: WireFormat, head: Buffer, tail: Buffer, bytes: number): boolean {
   if (bytes === 0) return false;
   if (format === 'csv') return tail.at(-1) === 10;
+  if (format === 'parquet') return head.subarray(0, 4).toString('latin1') === 'PAR1' && tail.subarray(-4).toString('latin1') === 'PAR1';
+  if (format === 'arrow') return tail.equals(Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]));
   return head.toString('utf8').startsWith('{"type":"FeatureCollection"') && tail.toString('utf8').endsWith(']}\n');
 }
 
@@ -84,13 +90,15 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let responded = false;
-    const request = http.get(url, { headers, agent: false, ...(options.signal ? { signal: options.signal } : {}) }, (response) => {
+    const accept = ACCEPT[format];
+    const request = http.get(url, { headers: accept ? { ...headers, accept } : headers, agent: false, ...(options.signal ? { signal: options.signal } : {}) }, (response) => {
       responded = true;
       options.onHead?.(response.statusCode ?? 0);
       const pace = options.bytesPerSecond ? throttle(response, options.bytesPerSecond, started) : null;
       const headersMs = performance.now() - started;
       const returned = response.headers['x-returned'];
       const countFeatures = makeCounter(FEATURE_HEAD);
+      const columnar = format === 'parquet' ? parquetRowCounter() : format === 'arrow' ? arrowRowCounter() : null;
       let firstByteMs = Number.NaN;
       let bytes = 0;
       let units = 0;
@@ -100,7 +108,8 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
       response.on('data', (chunk: Buffer) => {
         if (bytes === 0) firstByteMs = performance.now() - started;
         bytes += chunk.length;
-        units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
+        if (columnar) columnar.add(chunk);
+        else units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
         if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
         tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-8)]).subarray(-8));
         pace?.(bytes);
@@ -114,7 +123,7 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
           headersMs,
           firstByteMs,
           bytes,
-          rows: format === 'csv' ? Math.max(0, units - 1) : units,
+          rows: columnar ? (columnar.rows() ?? Number.NaN) : format === 'csv' ? Math.max(0, units - 1) : units,
           returnedHeader: typeof returned === 'string' ? Number(returned) : null,
           complete: response.complete && !aborted && endsProperly(format, head, tail, bytes),
         });

@@ -29,7 +29,7 @@ const CSV_BYTES_PER_ROW = 150;
 const MAX_ABORT_BYTES = 8 * 1024 * 1024;
 
 export interface Plan {
-  /** A, B and C, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
+  /** A, B, C, L and M, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
   specs: ScenarioSpec[];
   /** G's one-day window and its DuckDB count (its month is B's window, its year A's). */
   day: { window: DayWindow; rows: number };
@@ -47,6 +47,8 @@ export async function planScenarios(o: BenchOptions, log: Log): Promise<Plan> {
     { id: 'A', title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
     { id: 'B', title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
     { id: 'C', title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
+    { id: 'L', title: 'hotspots, whole window, Parquet (Accept)', d: hotspots, window: year, format: 'parquet' as const },
+    { id: 'M', title: 'hotspots, whole window, Arrow IPC stream (Accept)', d: hotspots, window: year, format: 'arrow' as const },
   ];
   const day = midMonthDayWindow(o);
   const asks = [...plan.map((p) => ({ dataset: p.d.name, column: timeColumn(p.d), window: p.window })), { dataset: hotspots.name, column: timeColumn(hotspots), window: day }];
@@ -56,7 +58,7 @@ export async function planScenarios(o: BenchOptions, log: Log): Promise<Plan> {
     const { d, ...rest } = p;
     return { ...rest, dataset: d.name, timeColumn: timeColumn(d), orderBy: d.orderBy, expectedRows: counts[i]! };
   });
-  return { specs, day: { window: day, rows: counts[3]! } };
+  return { specs, day: { window: day, rows: counts[asks.length - 1]! } };
 }
 
 export interface Measured {
@@ -149,7 +151,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
     const yearPath = extractPath(spec(plan, 'A'));
     if (only.has('E')) m.E = (await withServer(setup, o, 'E, cold', { warm: false }, log, (s) => measureColdStart(s, yearPath))).value;
     if (m.E) log(`E: first byte of GET ${yearPath} on a fresh server after ${m.E.firstByteMs.toFixed(0)} ms`);
-    if (['A', 'B', 'C', 'F', 'G'].some((id) => only.has(id as ScenarioId))) {
+    if (['A', 'B', 'C', 'F', 'G', 'L', 'M'].some((id) => only.has(id as ScenarioId))) {
       const nodeArgs = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
       m.main = await withServer(setup, o, 'A B C G F', { warm: true, nodeArgs }, log, (s) => runMain(s, o, plan, setup, only, log, m));
     }

@@ -27,7 +27,7 @@ export interface BenchOptions {
 }
 
 /** One letter per scenario; see USAGE for which issue row each answers. */
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 /** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
@@ -62,6 +62,8 @@ Scenarios (issue rows in brackets):
   I  8 throttled one-year CSV downloads in flight while 1-hour GeoJSON windows are measured [10]
   J  overload: 10 times the best concurrency of 1-hour windows; goodput, p99, memory after [11]
   K  one throttled one-year CSV download lasting 2.5 times QUERY_TIMEOUT_MS completes [12]
+  L  one-year hotspot Parquet (Accept) vs DuckDB COPY (FORMAT parquet); bytes per row beside A's CSV [13]
+  M  one-year hotspot Arrow IPC stream (Accept) vs the same COPY; bytes per row beside A's CSV [14]
 `;
 
 export class BenchUsageError extends Error {}

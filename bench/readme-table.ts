@@ -18,6 +18,8 @@ const ROWS: Record<number, string> = {
   10: '8 throttled one-year CSV downloads in flight, 1-hour GeoJSON windows measured',
   11: 'overload: 10× the best concurrency of 1-hour windows',
   12: 'a throttled one-year CSV download lasting past QUERY_TIMEOUT_MS',
+  13: 'one-year hotspot Parquet (Accept) beside DuckDB COPY parquet',
+  14: 'one-year hotspot Arrow IPC stream (Accept) beside DuckDB COPY parquet',
 };
 
 interface Report {

@@ -14,7 +14,7 @@ export interface ReferenceAsk {
   timeColumn: string;
   orderBy: readonly string[];
   window: DayWindow;
-  format: 'csv' | 'json';
+  format: 'csv' | 'json' | 'parquet';
   /** REFERENCE_THREADS in the bench; the server's memory limit. */
   threads: number;
   memoryLimit: string;

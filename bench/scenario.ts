@@ -97,7 +97,7 @@ export async function runScenario(
         timeColumn: spec.timeColumn,
         orderBy: spec.orderBy,
         window: spec.window,
-        format: spec.format === 'csv' ? 'csv' : 'json',
+        format: spec.format === 'csv' ? 'csv' : spec.format === 'geojson' ? 'json' : 'parquet',
         threads: engine.threads,
         memoryLimit: engine.memoryLimit,
       }),

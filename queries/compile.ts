@@ -1,10 +1,14 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../datasets/index.ts';
+import { columnarFields } from './compile-columnar.ts';
 import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from './instant.ts';
 import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
-export type Format = 'csv' | 'geojson';
+/** `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
+export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
 export type { RowFilter } from './filter-sql.ts';
+
+export const isColumnar = (f: Format): f is 'parquet' | 'arrow' => f === 'parquet' || f === 'arrow';
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
 export interface QuerySpec {
@@ -97,6 +101,9 @@ function csvFields(spec: QuerySpec, params: string[]): string {
 const pointJson = (lat: string, lon: string) =>
   `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
 
+const columnarSelect = (spec: QuerySpec, format: 'parquet' | 'arrow', params: string[]): string =>
+  columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), format);
+
 const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
 
 /**
@@ -139,8 +146,8 @@ export function compileRows(
   order: 'sort' | 'stored' = 'sort',
 ): Compiled {
   const params: string[] = [];
-  const select = format === 'csv' ? csvFields(spec, params) : featureColumns(spec, params);
-  const join = format === 'csv' ? '' : stationJoin(spec);
+  const select = format === 'csv' ? csvFields(spec, params) : isColumnar(format) ? columnarSelect(spec, format, params) : featureColumns(spec, params);
+  const join = format === 'geojson' ? stationJoin(spec) : '';
   const where = compileWhere(spec, from, to, params);
   const sort = order === 'stored' && join === '' ? '' : orderBy(spec.descriptor);
   const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;

@@ -6,10 +6,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 
 export const tempFileBase = (tempDir: string): string => path.join(tempDir, `extract-${randomUUID()}`);
 
+/** The bytes [skip, size) of `file`; `knownSize` may stop short of its end. */
 export async function* readWhole(file: string, skip: number, signal: AbortSignal, knownSize?: number): AsyncGenerator<Buffer> {
   const size = knownSize ?? (await stat(file)).size;
   let read = 0;
-  if (size > skip) for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 1 << 18 })) {
+  // `end` bounds the read at the size the caller knows: a file's tail it does not send stays unread.
+  if (size > skip) for await (const chunk of createReadStream(file, { start: skip, end: size - 1, highWaterMark: 1 << 18 })) {
     signal.throwIfAborted();
     read += (chunk as Buffer).length;
     yield chunk as Buffer;

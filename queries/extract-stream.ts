@@ -1,4 +1,5 @@
-import { compileCopy, compileRows, type QuerySpec } from './compile.ts';
+import { arrowBody, parquetBody } from './columnar-stream.ts';
+import { compileCopy, compileRows, isColumnar, type QuerySpec } from './compile.ts';
 import { copyInto } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract.ts';
 import { assertFilesUnchanged } from './file-identity.ts';
@@ -45,30 +46,45 @@ type Head = Omit<Extract, 'chunks' | 'dispose'>;
 /** A response whose groups are written ahead of the client into temp files, each on a connection leased for that write. */
 export function streamedExtract(ctx: ExtractContext, req: ExtractRequest, plan: StreamPlan, head: Head): Extract {
   const { spec, groups, cut } = plan;
-  const rows = (g: FileGroup) => compileRows(spec, g.files, req.format, req.window?.from ?? null, cut.to, cut.limit, g.presorted ? 'stored' : 'sort');
+  const rows = (i: number) => {
+    const g = groups[i]!;
+    return compileRows(spec, g.files, req.format, req.window?.from ?? null, cut.to, cut.limit, g.presorted ? 'stored' : 'sort');
+  };
   const verify = verifierOf(req.descriptor.name, plan.sources);
+  const writeAhead = {
+    tempDir: ctx.tempDir,
+    waitLease: (signal: AbortSignal) => ctx.engine.acquireBulk(ctx.owner ?? '', signal),
+    tryLease: () => ctx.engine.tryAcquireBulk(ctx.owner ?? ''),
+    maxInFlight: ctx.connectionsPerExtract,
+    aheadBytes: ctx.aheadBytes,
+    expected: cut.returned,
+    signal: ctx.signal,
+    engineWork: ctx.engineWork ?? (() => () => undefined),
+    // An empty Parquet response writes its schema from no files at all.
+    verify: (i: number) => verify(groups[i]?.files ?? []),
+  };
+  const body = (keyValues: Readonly<Record<string, string>>): AsyncGenerator<Buffer> => {
+    if (isColumnar(req.format)) {
+      const columnar = { descriptor: req.descriptor, tempDir: ctx.tempDir, groups: groups.length, rows, writeAhead };
+      return req.format === 'parquet' ? parquetBody(columnar, keyValues) : arrowBody(columnar, keyValues);
+    }
+    return streamWrittenAhead({
+      ...writeAhead,
+      groups: groups.length,
+      write: plan.writesNatively
+        ? (i, c, target) => copyInto(c, compileCopy(rows(i), req.format, target, ctx.tempDir))
+        : (i, c, target, signal) => writeFeatureRows(c, rows(i), target, signal),
+      // Rows encoded in JavaScript share one thread: a second group in flight would only add memory.
+      maxInFlight: plan.writesNatively ? ctx.connectionsPerExtract : 1,
+      skipFirstBytes: req.format === 'geojson' ? 1 : 0,
+    });
+  };
   let consumed = false;
-  const chunks = async function* () {
+  const chunks = async function* (keyValues: Readonly<Record<string, string>> = {}) {
     if (consumed) throw new Error('extract already consumed');
     consumed = true;
     try {
-      yield* streamWrittenAhead({
-        tempDir: ctx.tempDir,
-        groups: groups.length,
-        write: plan.writesNatively
-          ? (i, c, target) => copyInto(c, compileCopy(rows(groups[i]!), req.format, target, ctx.tempDir))
-          : (i, c, target, signal) => writeFeatureRows(c, rows(groups[i]!), target, signal),
-        waitLease: (signal) => ctx.engine.acquireBulk(ctx.owner ?? '', signal),
-        tryLease: () => ctx.engine.tryAcquireBulk(ctx.owner ?? ''),
-        // Rows encoded in JavaScript share one thread: a second group in flight would only add memory.
-        maxInFlight: plan.writesNatively ? ctx.connectionsPerExtract : 1,
-        aheadBytes: ctx.aheadBytes,
-        expected: cut.returned,
-        skipFirstBytes: req.format === 'geojson' ? 1 : 0,
-        signal: ctx.signal,
-        engineWork: ctx.engineWork ?? (() => () => undefined),
-        verify: (i) => verify(groups[i]!.files),
-      });
+      yield* body(keyValues);
     } finally {
       plan.reservation.release();
     }

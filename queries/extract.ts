@@ -66,8 +66,11 @@ export interface Extract {
   returned: number;
   truncated: boolean;
   next: Window | null;
-  /** Encoded rows; verifies the promised count at the end and throws if it was not met. */
-  chunks(): AsyncGenerator<string | Buffer>;
+  /**
+   * Encoded rows; verifies the promised count at the end and throws if it was not met. A columnar
+   * response is the whole body, with `keyValues` in its file (Parquet) or schema (Arrow) metadata.
+   */
+  chunks(keyValues?: Readonly<Record<string, string>>): AsyncGenerator<string | Buffer>;
   /** Call when the response closes, however it closes: gives back what an unstarted response holds (files, temp budget). Idempotent. */
   dispose(): void;
 }
@@ -320,8 +323,11 @@ export function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
   return helpers;
 }
 
-/** CSV and text-only GeoJSON go through DuckDB's writer; rows that need JavaScript (WKB geometry) do not. */
-export const writesNatively = (req: ExtractRequest) => !(req.format === 'geojson' && req.descriptor.geometry.kind === 'wkb');
+/**
+ * CSV and text-only GeoJSON go through DuckDB's text writer; rows that need JavaScript (WKB
+ * geometry) do not, and columnar responses are framed group by group (never a whole-window copy).
+ */
+export const writesNatively = (req: ExtractRequest) => req.format === 'csv' || (req.format === 'geojson' && req.descriptor.geometry.kind !== 'wkb');
 
 /**
  * The version of what this response holds: the files of the partitions up to the cut (a cut

@@ -25,6 +25,8 @@ export interface WriteAheadPlan {
   engineWork(): () => void;
   /** Throws when the files of group `i` are no longer the ones checked. */
   verify(i: number): Promise<void>;
+  /** The bytes of group `i`'s file that are sent (a Parquet group's row groups without its own header and footer); default: all. */
+  span?(i: number, size: number): { start: number; end: number };
 }
 
 /**
@@ -139,8 +141,9 @@ class WriteAhead {
         if (!result) throw new Error(`group ${done} was never started`);
         rows += await result;
         const size = this.sizes[done]!;
+        const span = this.plan.span?.(done, size) ?? { start: size > 0 ? skip : 0, end: size };
         let unsent = size;
-        for await (const chunk of readWhole(this.fileOf(done), size > 0 ? skip : 0, this.plan.signal, size)) {
+        for await (const chunk of readWhole(this.fileOf(done), span.start, this.plan.signal, span.end)) {
           yield chunk;
           // A client that keeps up frees room as it reads, not only at the end of a group.
           this.ahead -= chunk.length;

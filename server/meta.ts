@@ -29,6 +29,16 @@ export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Extract, row
   };
 }
 
+/**
+ * The meta block a Parquet or Arrow file carries: without `observation.ageSeconds`, which moves
+ * with the clock, so the same request over the same data gives the same file (and SHA-256);
+ * `lastSuccessUtc` says the same thing for good.
+ */
+export function fileMeta(m: Meta): Omit<Meta, 'observation'> & { observation: Omit<Meta['observation'], 'ageSeconds'> } {
+  const { ageSeconds: _clock, ...observation } = m.observation;
+  return { ...m, observation };
+}
+
 /** What meta says, as headers: the only metadata channel of CSV, and handy for GeoJSON clients too. */
 export function metaHeaders(m: Meta): Record<string, string> {
   const h: Record<string, string> = {

@@ -5,6 +5,7 @@ import type { Format, RowFilter } from '../queries/compile.ts';
 import { parseInstant, type Instant } from '../queries/instant.ts';
 import { resolveWindow, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';
+import { negotiateFormat } from './media-types.ts';
 import { invalidParameters, type ParameterError } from './problems.ts';
 
 export interface DatasetQuery {
@@ -38,7 +39,11 @@ const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
 const FormatParam = z
   .string()
   .default('geojson')
-  .meta({ description: '`csv` selects CSV; any other value, or none, gives GeoJSON.', example: 'csv' });
+  .meta({
+    description:
+      '`csv` selects CSV (whatever `Accept` says); any other value, or none, gives GeoJSON, or Parquet / an Arrow IPC stream when `Accept` asks for `application/vnd.apache.parquet` / `application/vnd.apache.arrow.stream`.',
+    example: 'csv',
+  });
 
 /**
  * The query string of a dataset endpoint as one strict zod object: it validates requests and is
@@ -119,13 +124,13 @@ function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: Dat
 /** zod compiles an object schema on its first parse (~0.25 ms): build each dataset's validator once, not per request. */
 const validators = new WeakMap<DatasetDescriptor, ReturnType<typeof datasetQuerySchema>>();
 
-/** Validates a data request's query string against its dataset; throws a 400 problem naming each bad parameter. */
-export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant): DatasetQuery {
+/** Validates a data request's query string against its dataset (the format negotiated with `accept`); throws a 400 problem naming each bad parameter. */
+export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant, accept?: string): DatasetQuery {
   const schema = validators.get(d) ?? datasetQuerySchema(d);
   validators.set(d, schema);
   const parsed = schema.safeParse(raw);
   const errors = parsed.success ? [] : parameterErrors(parsed.error, raw, Object.keys(schema.shape));
-  const q: DatasetQuery = { window: null, format: raw.format === 'csv' ? 'csv' : 'geojson', filters: [], folderValue: undefined, params: {}, echo: {} };
+  const q: DatasetQuery = { window: null, format: negotiateFormat(raw.format === 'csv' ? 'csv' : 'geojson', accept), filters: [], folderValue: undefined, params: {}, echo: {} };
   if (d.time && !errors.some((e) => e.parameter === 'from' || e.parameter === 'to')) {
     const w = resolveWindow(d, raw.from as string | undefined, raw.to as string | undefined, now);
     if (w.ok) q.window = w.window;

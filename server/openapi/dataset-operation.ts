@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { wireColumns, type DatasetDescriptor } from '../../datasets/index.ts';
 import { csvHeader } from '../../queries/compile.ts';
+import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/compile-columnar.ts';
+import { MEDIA_TYPES, META_KEY } from '../media-types.ts';
 import { datasetQuerySchema } from '../query-params.ts';
 import { dataHeaders } from './headers.ts';
 import { problemResponseId } from './problem-schemas.ts';
@@ -17,6 +19,15 @@ export function queryParameters(schema: z.ZodObject): SchemaObject[] {
     return { name, in: 'query', required: false, description, schema: json, ...(example === undefined ? {} : { example }) };
   });
 }
+
+const COLUMNAR_TYPE_NAMES: Record<string, string> = {
+  VARCHAR: 'string',
+  DOUBLE: 'double',
+  INTEGER: 'int32',
+  BIGINT: 'int64',
+  BOOLEAN: 'boolean',
+  TIMESTAMPTZ: 'timestamp (µs, UTC)',
+};
 
 const IF_NONE_MATCH: SchemaObject = {
   name: 'If-None-Match',
@@ -39,6 +50,25 @@ function csvMedia(d: DatasetDescriptor): SchemaObject {
   };
 }
 
+/** Parquet and Arrow bodies, chosen by Accept: binary, described from the descriptor (columns, types, geometry). */
+function columnarMedia(d: DatasetDescriptor): Record<string, SchemaObject> {
+  const columns = wireColumns(d).map((c) => `\`${c.name}\` ${COLUMNAR_TYPE_NAMES[c.type]}`);
+  if (hasColumnarGeometry(d)) columns.push(`\`${GEOMETRY_COLUMN}\` WKB (CRS84)`);
+  const list = columns.join(', ');
+  const meta = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under the key \`${META_KEY}\``;
+  const geo = hasColumnarGeometry(d) ? ` GeoParquet 1.1: \`geometry\` is WKB, CRS84, with \`geo\` file metadata (geometry types, bbox of the file).` : '';
+  return {
+    [MEDIA_TYPES.parquet]: {
+      schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${MEDIA_TYPES.parquet}\` (and no \`format=csv\`). Columns in CSV order: ${list}.${geo} Key-value metadata: ${meta}.` },
+      'x-columns': columns,
+    },
+    [MEDIA_TYPES.arrow]: {
+      schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${MEDIA_TYPES.arrow}\` (and no \`format=csv\`). Columns in CSV order: ${list}${hasColumnarGeometry(d) ? ' (`geometry` as the GeoArrow extension `geoarrow.wkb`)' : ''}. Schema metadata: ${meta}.` },
+      'x-columns': columns,
+    },
+  };
+}
+
 /** GET /api/v1/<dataset>: parameters from the request schema, bodies from the wire schemas, every status it can answer. */
 export function datasetOperation(d: DatasetDescriptor, folderValues: readonly string[]): SchemaObject {
   const prefix = datasetSchemaPrefix(d);
@@ -51,9 +81,10 @@ export function datasetOperation(d: DatasetDescriptor, folderValues: readonly st
     parameters: [...queryParameters(datasetQuerySchema(d, folderValues)), IF_NONE_MATCH],
     responses: {
       200: {
-        description: 'The service looked: the rows in the window (possibly none), as GeoJSON with meta, or as CSV with meta in the X- headers.',
+        description:
+          'The service looked: the rows in the window (possibly none), as GeoJSON with meta, as CSV with meta in the X- headers, or (by Accept) as Parquet or an Arrow IPC stream with meta in the X- headers and in the file\'s metadata.',
         headers: dataHeaders(d),
-        content: { 'application/geo+json': { schema: { $ref: componentRef(`${prefix}FeatureCollection`) } }, 'text/csv': csvMedia(d) },
+        content: { 'application/geo+json': { schema: { $ref: componentRef(`${prefix}FeatureCollection`) } }, 'text/csv': csvMedia(d), ...columnarMedia(d) },
       },
       304: { $ref: '#/components/responses/NotModified' },
       400: problemRef('invalid-parameter'),

@@ -6,7 +6,8 @@ import { prepareExtract, type Extract } from '../../queries/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
-import { buildMeta, metaHeaders, type Meta } from '../meta.ts';
+import { DATA_VARY, MEDIA_TYPES, META_KEY } from '../media-types.ts';
+import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
 
@@ -21,6 +22,12 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
   yield* x.chunks();
 }
 
+function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
+  if (q.format === 'csv') return csvBody(d, x);
+  if (q.format === 'geojson') return geojsonBody(meta, x);
+  return x.chunks({ [META_KEY]: JSON.stringify(fileMeta(meta)) });
+}
+
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
 async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
   for await (const chunk of body) {
@@ -32,14 +39,14 @@ async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: nu
 /** Headers from meta, then the body streamed; HEAD gets the headers only. */
 function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-  reply.headers(metaHeaders(meta)).type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/geo+json');
+  reply.headers(metaHeaders(meta)).type(MEDIA_TYPES[q.format]);
   ctx.metrics.observeExtract(d.name, x.returned);
   if (request.method === 'HEAD') {
     x.dispose();
     return reply.send();
   }
   const sent = { rows: 0, bytes: 0 };
-  const body = Readable.from(counted(q.format === 'csv' ? csvBody(d, x) : geojsonBody(meta, x), sent));
+  const body = Readable.from(counted(responseBody(d, q, meta, x), sent));
   body.once('close', () => x.dispose());
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) sent.rows = x.returned;
@@ -66,7 +73,7 @@ function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
   app.get(`/api/v1/${d.name}`, async (request, reply) => {
     const nowMs = Date.now();
-    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)));
+    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
     refuseWhenSaturated(request, ctx);
     const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
     const req = {
@@ -84,7 +91,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       throw toProblem(e, ctx.config.retryAfterSeconds);
     });
     preflightDone();
-    reply.header('etag', fresh.etag()).header('vary', 'Authorization');
+    reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
     return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
   });
 }

@@ -88,12 +88,12 @@ describe('bench/extract.ts at tiny scale', () => {
     const rows = run.stdout.split('\n').filter((l) => /^\| \d+ \|/.test(l));
     expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set(['1', '2', '3', '4', '5', '6', '7', '8', '9']));
     expect(rows).toHaveLength(report.figures.filter((f) => f.row !== null).length);
-    expect(run.stdout).toContain('Rows not measured in this run: 10, 11, 12');
+    expect(run.stdout).toContain('Rows not measured in this run: 10, 11, 12, 13, 14');
   });
 
   it('--only picks scenarios in the bench\'s order, case-insensitively, and rejects unknown ids', () => {
     expect(parseBenchArgs(['--only', 'g,E']).only).toEqual(['E', 'G']);
-    expect(parseBenchArgs([]).only).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K']);
+    expect(parseBenchArgs([]).only).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M']);
     expect(() => parseBenchArgs(['--only', 'A,Z'])).toThrow(/unknown: Z/);
   });
 
@@ -102,6 +102,26 @@ describe('bench/extract.ts at tiny scale', () => {
     expect(run.status, run.output).toBe(2);
     expect(run.output).toContain('unknown: Z');
   });
+});
+
+describe('bench/extract.ts columnar rows (L, M) at tiny scale', () => {
+  it('serves Parquet and Arrow with every row counted from the bodies themselves, beside DuckDB COPY parquet and A\'s CSV', async () => {
+    const { dir, status, output, report } = await runBenchReport('fire-api-bench-columnar-', [...TINY, '--only', 'A,L,M'], 110_000);
+    try {
+      expect(status, output).toBe(0);
+      for (const id of ['L', 'M']) {
+        const s = report.scenarios[id]!;
+        expect(s, id).toMatchObject({ rowsMatch: true, complete: true });
+        expect(s.rows, id).toBe(s.expectedRows);
+        expect(s.rows as number, id).toBeGreaterThan(0);
+      }
+      const rowFigures = (row: number) => report.figures.filter((f) => f.row === row).map((f) => f.figure);
+      expect(rowFigures(13)).toEqual(['ratio server Parquet / DuckDB COPY parquet', 'Parquet bytes per row', 'Parquet bytes per row ÷ CSV bytes per row (A)']);
+      expect(rowFigures(14)).toEqual(['ratio server Arrow / DuckDB COPY parquet', 'Arrow bytes per row', 'Arrow bytes per row ÷ CSV bytes per row (A)']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('bench/extract.ts data folder safety', () => {

@@ -110,6 +110,20 @@ describe('the document says what the code does', () => {
     }
   });
 
+  it('documents Parquet and Arrow on every data operation, with the columns in CSV order plus geometry where rows carry one', async () => {
+    const doc = await fetchDoc();
+    for (const d of DATASETS) {
+      const content = doc.paths[`/api/v1/${d.name}`].get.responses['200'].content as Json;
+      const geometry = d.geometry.kind === 'point' || d.geometry.kind === 'wkb' ? ['geometry'] : [];
+      for (const media of ['application/vnd.apache.parquet', 'application/vnd.apache.arrow.stream']) {
+        expect(content[media]?.schema, `${d.name} ${media}`).toMatchObject({ type: 'string', format: 'binary' });
+        const names = (content[media]['x-columns'] as string[]).map((c) => c.split('`')[1]);
+        expect(names, `${d.name} ${media}`).toEqual([...wireColumns(d).map((c) => c.name), ...geometry]);
+        expect(content[media].schema.description).toContain('fire_api:meta');
+      }
+    }
+  });
+
   it('documents every status of a data endpoint with its problem body and headers, and the bearer scheme', async () => {
     const doc = await fetchDoc();
     expect(doc.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));

@@ -174,7 +174,7 @@ describe('ETag and If-None-Match', () => {
     await first.arrayBuffer();
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^W\/".+"$/);
-    expect(first.headers.get('vary')).toBe('Authorization');
+    expect(first.headers.get('vary')).toBe('Accept, Authorization');
     const part = path.join(dir, 'hotspots/date=2025-07-01');
     // A payload column: the file check (time and order key columns) would notice broken key pages.
     for (const f of await readdir(part)) await breakColumn(path.join(part, f), 'frp');

@@ -32,6 +32,15 @@ describe('a 200 never ends cleanly short of its rows', () => {
       expect(r.bytes).toBeGreaterThan(1_000_000);
       expect(r.complete).toBe(false);
     }
+    // Parquet stops before its footer and Arrow before its end marker: the transfer is cut too.
+    for (const accept of ['application/vnd.apache.parquet', 'application/vnd.apache.arrow.stream']) {
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-10&to=2025-08-21`, { headers: { ...server.auth, accept } });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe(accept);
+      expect(Number(r.headers['x-returned'])).toBe(8 * 20_000);
+      expect(r.bytes).toBeGreaterThan(100_000);
+      expect(r.complete).toBe(false);
+    }
     expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
   });
 

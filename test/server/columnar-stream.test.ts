@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../datasets/hotspots.ts';
+import { ARROW, arrowTable, type Cell, csvRows, duckdbParquet, fetchBytes, firstDifference, hyparquetKeyValues, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
+import { COLUMNAR_ROWS_PER_GROUP } from '../../queries/compile-columnar.ts';
+import { tempDir } from '../helpers/fixtures.ts';
+import { rawGet, waitFor } from '../helpers/http.ts';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const started: TestServer[] = [];
+afterEach(async () => {
+  for (const s of started.splice(0)) await s.close();
+});
+const serve = async (env: Record<string, string> = {}) => {
+  const s = await startServer(dir, env);
+  started.push(s);
+  return s;
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  // Four days of 50 000 rows, 5 sharing each second: with GROUP_ROWS 200 000 the first day is a
+  // group alone and the other three one group holding more than one Parquet row group.
+  for (const day of ['01', '02', '03', '04']) await writeBulkHotspots(path.join(dir, `hotspots/date=2025-07-${day}/a.parquet`), `2025-07-${day}`, 50_000, 5, 1, day === '03' ? 'shuffled' : 'ordered');
+});
+
+const WINDOW = '/api/v1/hotspots?from=2025-07-01&to=2025-07-05';
+const GROUPS = { GROUP_ROWS: '200000' };
+
+describe('columnar responses over several groups', () => {
+  let s: TestServer;
+  let csv: Cell[][];
+  beforeAll(async () => {
+    s = await startServer(dir, GROUPS);
+    csv = csvRows(hotspots, await (await s.get(`${WINDOW}&format=csv`)).text());
+  });
+  afterAll(() => s.close());
+
+  it('Parquet of many groups and row groups equals the CSV rows; one footer counts them all', async () => {
+    expect(csv.length).toBe(200_000);
+    expect(150_000).toBeGreaterThan(COLUMNAR_ROWS_PER_GROUP);
+    const r = await fetchBytes(s.get, WINDOW, PARQUET);
+    expect(firstDifference(objectRows(hotspots, await hyparquetRows(r.bytes)), csv)).toBeNull();
+    const duck = await duckdbParquet(await tempDir(), r.bytes);
+    expect(firstDifference(objectRows(hotspots, duck.rows), csv)).toBeNull();
+  }, 120_000);
+
+  it('Arrow of many groups and batches equals the CSV rows', async () => {
+    const { rows, table } = arrowTable(hotspots, (await fetchBytes(s.get, WINDOW, ARROW)).bytes);
+    expect(table.batches.length).toBeGreaterThan(4);
+    expect(firstDifference(objectRows(hotspots, rows), csv)).toBeNull();
+  }, 120_000);
+
+  it('a cut response has the CSV headers and the same rows; meta says where to go on', async () => {
+    const s = await serve({ ...GROUPS, ROW_LIMIT: '120002' });
+    const csvResponse = await s.get(`${WINDOW}&format=csv`);
+    const csv = csvRows(hotspots, await csvResponse.text());
+    expect(csvResponse.headers.get('x-truncated')).toBe('true');
+    for (const accept of [PARQUET, ARROW]) {
+      const r = await fetchBytes(s.get, WINDOW, accept);
+      for (const h of ['x-truncated', 'x-next-from', 'x-returned', 'x-data-version', 'x-window-from', 'x-window-to']) expect(r.headers.get(h)).toBe(csvResponse.headers.get(h));
+      const meta = accept === PARQUET ? hyparquetKeyValues(r.bytes)['fire_api:meta']! : arrowTable(hotspots, r.bytes).metadata['fire_api:meta']!;
+      expect(JSON.parse(meta)).toMatchObject({ truncated: true, returned: csv.length, next: { from: csvResponse.headers.get('x-next-from') } });
+      const rows = accept === PARQUET ? await hyparquetRows(r.bytes) : arrowTable(hotspots, r.bytes).rows;
+      expect(firstDifference(objectRows(hotspots, rows), csv)).toBeNull();
+    }
+  }, 120_000);
+});
+
+describe('identical request over identical data gives identical columnar bytes', () => {
+  it('across restarts and DUCKDB_THREADS 1 versus 2', async () => {
+    const bodies = async (env: Record<string, string>) => {
+      const s = await serve({ ...GROUPS, ...env });
+      const out = [(await fetchBytes(s.get, WINDOW, PARQUET)).bytes, (await fetchBytes(s.get, WINDOW, ARROW)).bytes];
+      await s.close();
+      started.splice(started.indexOf(s), 1);
+      return out;
+    };
+    const a = await bodies({ DUCKDB_THREADS: '2' });
+    const b = await bodies({ DUCKDB_THREADS: '1' });
+    const c = await bodies({ DUCKDB_THREADS: '2', DUCKDB_CONNECTIONS: '1' });
+    expect(a[0]!.length).toBeGreaterThan(100_000);
+    for (const other of [b, c]) other.forEach((bytes, i) => expect(bytes.equals(a[i]!)).toBe(true));
+  }, 180_000);
+});
+
+describe('a columnar 200 never ends cleanly short of its rows', () => {
+  it('an aborted download returns every connection', async () => {
+    const s = await serve(GROUPS);
+    for (const accept of [PARQUET, ARROW]) {
+      const r = await rawGet(`${s.url}${WINDOW}`, { headers: { ...s.auth, accept }, abortAfterBytes: 1000 });
+      expect(r.complete).toBe(false);
+    }
+    expect(await waitFor(() => s.engine.busy === 0, 10_000)).toBe(true);
+  }, 60_000);
+});
