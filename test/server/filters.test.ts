@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { burntAreas } from '../../datasets/burnt-areas.ts';
+import { fireDanger } from '../../datasets/fire-danger.ts';
+import { hotspots } from '../../datasets/hotspots.ts';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { sensorReadings } from '../../datasets/sensor-readings.ts';
+import { sensorStations } from '../../datasets/sensor-stations.ts';
+import { ARROW, arrowTable, csvRows, fetchBytes, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
 import { parseCsv } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { spots, writeFilterData, type Spot } from './filters-data.ts';
@@ -178,5 +185,29 @@ describe('filters are validated, documented per dataset and part of the ETag', (
     expect(await tag('&bbox=-9.50,38.50,-8.5,39.5')).toBe(box);
     const r = await server.get(`/api/v1/hotspots?${W}&bbox=-9.5,38.5,-8.5,39.5`, { headers: { 'if-none-match': box! } });
     expect(r.status).toBe(304);
+  });
+});
+
+describe('Parquet and Arrow responses apply the same filters as CSV', () => {
+  const cases: [DatasetDescriptor, string][] = [
+    [hotspots, `${W}&bbox=-9.5,38.5,-8.5,39.5`],
+    [hotspots, `${W}&bbox=179,38,-179,40`],
+    [burntAreas, `${W}&bbox=6,6,9,9`],
+    [burntAreas, `${W}&country=PT&bbox=-180,-90,180,90`],
+    [fireDanger, `${W}&level=adminArea&areaCode=PT15`],
+    [sensorStations, 'simulated=false'],
+    [sensorReadings, `${W}&stationId=S3,S2&simulated=false`],
+  ];
+  it.each(cases.map(([d, q]) => [`${d.name}?${q}`, d, q] as const))('%s', async (_label, d, query) => {
+    const all = csvRows(d, await (await server.get(`/api/v1/${d.name}?${query.replace(/&?(bbox|country|areaCode|stationId|simulated)=[^&]*/g, '')}&format=csv`)).text());
+    const csv = csvRows(d, await (await server.get(`/api/v1/${d.name}?${query}&format=csv`)).text());
+    // The filter does something here: some rows kept, some left out.
+    expect(csv.length).toBeGreaterThan(0);
+    expect(csv.length).toBeLessThan(all.length);
+    const parquet = await fetchBytes(server.get, `/api/v1/${d.name}?${query}`, PARQUET);
+    expect(parquet.headers.get('x-returned')).toBe(String(csv.length));
+    expect(objectRows(d, await hyparquetRows(parquet.bytes))).toEqual(csv);
+    const arrow = await fetchBytes(server.get, `/api/v1/${d.name}?${query}`, ARROW);
+    expect(objectRows(d, arrowTable(d, arrow.bytes).rows)).toEqual(csv);
   });
 });
