@@ -1,5 +1,5 @@
 import { Message } from 'apache-arrow';
-import { decodeStruct, field } from '../queries/parquet/thrift-compact.ts';
+import { decodeStruct, field } from '../shared/parquet/thrift-compact.ts';
 
 /**
  * Rows of a Parquet body from its footer (FileMetaData.num_rows), keeping only the body's last

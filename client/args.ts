@@ -6,7 +6,9 @@ import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 
 export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]
        fire-api extract sensor-stations --out FILE [options]   (no time window)
-  --format csv|geojson     default: csv when FILE ends in .csv, else geojson
+  --format csv|geojson|parquet
+                           default: csv when FILE ends in .csv, parquet when it ends in .parquet, else geojson;
+                           parquet: one GeoParquet file for the whole walk, the rows and order of the CSV
   --country CC --model M --level L --series S --bbox=W,S,E,N --station-id ID[,ID...] --area-code C
                            dataset parameters, sent with every request (--bbox=... with '=': W may be negative)
   --include-simulated      sensor datasets: keep simulated stations (the extract is then marked not citable);
@@ -78,8 +80,9 @@ function retryPolicy(value: string | undefined): RetryPolicy {
 }
 
 function outputFormat(format: string | undefined, out: string): Format {
-  if (format === undefined) return out.toLowerCase().endsWith('.csv') ? 'csv' : 'geojson';
-  if (format !== 'csv' && format !== 'geojson') throw new UsageError('--format must be csv or geojson');
+  const name = out.toLowerCase();
+  if (format === undefined) return name.endsWith('.csv') ? 'csv' : name.endsWith('.parquet') ? 'parquet' : 'geojson';
+  if (format !== 'csv' && format !== 'geojson' && format !== 'parquet') throw new UsageError('--format must be csv, geojson or parquet');
   return format;
 }
 

@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { SIMULATED_DATASETS } from '../shared/wire.ts';
+import { combineFooters, groupKeyValue, PARQUET_MAGIC, readGroupFooter, type GroupFooter } from '../shared/parquet/combine-footers.ts';
+import { geoMetadata } from '../shared/parquet/geo-metadata.ts';
+import { COLUMNAR_META_KEY, SIMULATED_DATASETS } from '../shared/wire.ts';
 import { buildCitation } from './citation.ts';
+import { ClientError } from './errors.ts';
 import { TOOL } from './io.ts';
 import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
 import { sha256File, writeJsonAtomic } from './output-file.ts';
@@ -11,11 +14,11 @@ import { rowsDone, type ResumeState } from './resume-state.ts';
 
 export interface ExtractPaths {
   out: string;
-  /** CSV: the file being written. GeoJSON: the features only, one per line. */
+  /** CSV: the file being written. GeoJSON: the features only, one per line. Parquet: the pages as served, one after the other. */
   partial: string;
   /** Completed pages with their end offsets in `partial`. */
   state: string;
-  /** GeoJSON: meta + features + closing, before the rename. */
+  /** GeoJSON: meta + features + closing; Parquet: every page's row groups under one footer; before the rename. */
   assembly: string;
   manifest: string;
 }
@@ -50,23 +53,71 @@ export function assembledMeta(state: ResumeState): Record<string, unknown> {
 
 /** Streams meta, the features body and the closing into `target`, hashing as it writes. */
 async function assembleGeoJson(body: string, target: string, state: ResumeState): Promise<{ bytes: number; sha256: string }> {
+  const out = await hashedWriter(target);
+  try {
+    await out.write(Buffer.from(`{"type":"FeatureCollection","meta":${JSON.stringify(assembledMeta(state))},"features":[`));
+    for await (const chunk of createReadStream(body)) await out.write(chunk as Buffer);
+    await out.write(Buffer.from(rowsDone(state) > 0 ? '\n]}\n' : ']}\n'));
+    return await out.done();
+  } finally {
+    await out.close();
+  }
+}
+
+/** A file written piece by piece, hashed as it is written. */
+async function hashedWriter(target: string) {
   const hash = createHash('sha256');
   const handle = await open(target, 'w');
   let bytes = 0;
-  const write = async (chunk: Buffer) => {
-    hash.update(chunk);
-    bytes += chunk.length;
-    await handle.write(chunk);
+  return {
+    write: async (chunk: Buffer) => {
+      hash.update(chunk);
+      bytes += chunk.length;
+      await handle.write(chunk);
+    },
+    /** Synced and closed: the size and SHA-256 of what was written. */
+    done: async () => {
+      await handle.sync();
+      return { bytes, sha256: hash.digest('hex') };
+    },
+    close: () => handle.close(),
   };
+}
+
+/**
+ * One Parquet file from the pages kept one after the other in `body`: each page's row-group bytes
+ * copied in order (streamed, never held), then one footer over all of them with the assembled meta
+ * and a GeoParquet `geo` block whose bbox covers every page. Every page is the same select, so
+ * the schemas must agree.
+ */
+async function assembleParquet(body: string, target: string, state: ResumeState): Promise<{ bytes: number; sha256: string }> {
+  const out = await hashedWriter(target);
   try {
-    await write(Buffer.from(`{"type":"FeatureCollection","meta":${JSON.stringify(assembledMeta(state))},"features":[`));
-    for await (const chunk of createReadStream(body)) await write(chunk as Buffer);
-    await write(Buffer.from(rowsDone(state) > 0 ? '\n]}\n' : ']}\n'));
-    await handle.sync();
+    await out.write(PARQUET_MAGIC);
+    const footers: GroupFooter[] = [];
+    let start = 0;
+    for (const page of state.pages) {
+      const footer = await readGroupFooter(body, { start, end: page.endOffset }).catch((e: unknown) => {
+        throw new ClientError(`window ${page.index + 1} of ${body} is not a whole Parquet file (${(e as Error).message}); pass --restart to start over`);
+      });
+      if (footer.bodyEnd > PARQUET_MAGIC.length) {
+        for await (const chunk of createReadStream(body, { start: start + PARQUET_MAGIC.length, end: start + footer.bodyEnd - 1 })) await out.write(chunk as Buffer);
+      }
+      footers.push(footer);
+      start = page.endOffset;
+    }
+    const geo = footers[0] && groupKeyValue(footers[0].meta, 'geo');
+    const column = geo === undefined ? null : (JSON.parse(geo) as { primary_column?: string }).primary_column ?? 'geometry';
+    const keyValues = { [COLUMNAR_META_KEY]: JSON.stringify(assembledMeta(state)), ...(column === null ? {} : { geo: geoMetadata(footers, column) }) };
+    try {
+      await out.write(combineFooters(footers, keyValues));
+    } catch (e) {
+      throw new ClientError(`the pages cannot be joined into one Parquet file: ${(e as Error).message}`);
+    }
+    return await out.done();
   } finally {
-    await handle.close();
+    await out.close();
   }
-  return { bytes, sha256: hash.digest('hex') };
 }
 
 /** Simulated series are excluded from every citable dataset: an extract that includes them is not citable. */
@@ -106,8 +157,9 @@ export function buildManifest(state: ResumeState, file: Manifest['file']): Manif
  * output, so running it again redoes only this step. The output name never holds a partial file.
  */
 export async function finishExtract(state: ResumeState, paths: ExtractPaths): Promise<Manifest> {
-  const csv = state.identity.format === 'csv';
-  const done = csv ? await sha256File(paths.partial) : await assembleGeoJson(paths.partial, paths.assembly, state);
+  const format = state.identity.format;
+  const csv = format === 'csv';
+  const done = csv ? await sha256File(paths.partial) : format === 'parquet' ? await assembleParquet(paths.partial, paths.assembly, state) : await assembleGeoJson(paths.partial, paths.assembly, state);
   const manifest = buildManifest(state, { name: path.basename(paths.out), ...done });
   await writeJsonAtomic(paths.manifest, manifest);
   await rename(csv ? paths.partial : paths.assembly, paths.out);

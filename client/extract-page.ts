@@ -1,7 +1,7 @@
 import { ClientError, ProtocolError } from './errors.ts';
 import type { ExtractRun } from './extract.ts';
 import type { PageRecord } from './manifest.ts';
-import { pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
+import { acceptOf, pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { rowsDone, type ResumeState } from './resume-state.ts';
 import { withRetries } from './retry.ts';
@@ -10,6 +10,8 @@ import { withRetries } from './retry.ts';
  * Writes a page into the partial output as it arrives. CSV: the header only before the first
  * page (later headers must match it), then the records. GeoJSON: one feature per line, with the
  * separating comma, so the assembled file is the body copied between a head and a tail.
+ * Parquet: each page as served, a whole Parquet file, one after the other; assembling moves their
+ * row groups under one footer.
  */
 function pageSink(run: ExtractRun, firstRow: number): PageSink {
   const { state, out } = run;
@@ -43,7 +45,8 @@ export async function fetchPage(run: ExtractRun, from: string | null): Promise<F
   const attempt = async () => {
     await out.truncate(startOffset);
     run.progress.update(0);
-    return run.client.get(url, (res) => readPage(res, state.identity.format, pageSink(run, firstRow), (n) => run.progress.update(n)));
+    const format = state.identity.format;
+    return run.client.get(url, (res) => readPage(res, format, pageSink(run, firstRow), (n) => run.progress.update(n)), acceptOf(format));
   };
   const page = await withRetries(what, opts.retry, attempt, (n) => run.progress.note(retryMessage(what, n)));
   const { rowsSha256, returned, window, truncated, nextFrom, dataVersion, rowLimit, csvHeader, query } = page;

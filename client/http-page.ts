@@ -18,11 +18,11 @@ export class HttpClient {
     private readonly userAgent: string,
   ) {}
 
-  /** GETs `url`; a 200 body goes to `consume`, any other status becomes an HttpStatusError. */
-  get<T>(url: URL, consume: (res: http.IncomingMessage) => Promise<T>): Promise<T> {
+  /** GETs `url` (asking for `accept` if given); a 200 body goes to `consume`, any other status becomes an HttpStatusError. */
+  get<T>(url: URL, consume: (res: http.IncomingMessage) => Promise<T>, accept?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const secure = url.protocol === 'https:';
-      const headers = { authorization: `Bearer ${this.key}`, 'user-agent': this.userAgent };
+      const headers = { authorization: `Bearer ${this.key}`, 'user-agent': this.userAgent, ...(accept ? { accept } : {}) };
       let responded = false;
       const onResponse = (res: http.IncomingMessage) => {
         responded = true;

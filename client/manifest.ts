@@ -27,14 +27,15 @@ export type PageRecord = z.infer<typeof PageRecord>;
 export const ROWS_HASH_DEFINITION =
   "csv: SHA-256 of the page's data records exactly as served, i.e. the response bytes after its header line (every record ends in LF). " +
   "geojson: SHA-256 of the page's features exactly as served (compact JSON, one per line in the file, without the separating comma), joined by LF with no trailing LF. " +
-  'A page without rows hashes the empty string.';
+  "parquet: SHA-256 of the page's row-group bytes exactly as served, i.e. the response (one Parquet file) between its leading PAR1 and its footer; the footer, which holds the page's meta, is left out. " +
+  'A CSV or GeoJSON page without rows hashes the empty string.';
 
 export const Manifest = z.object({
   manifestVersion: z.literal(1),
   tool: z.object({ name: z.string(), version: z.string() }),
   service: z.string(),
   dataset: z.string(),
-  format: z.enum(['csv', 'geojson']),
+  format: z.enum(['csv', 'geojson', 'parquet']),
   /** The window as given on the command line; null for a dataset without one. */
   window: Window.nullable(),
   /** Every other parameter as given (sent with every request). */

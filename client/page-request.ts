@@ -2,10 +2,15 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { CsvPageReader, type CsvSink, type PageBody } from './csv-page.ts';
 import { ProtocolError, TransferError } from './errors.ts';
 import { GeoJsonPageReader } from './geojson-page.ts';
-import { META_HEADER, type TextFormat, type WireMeta } from '../shared/wire.ts';
+import { META_HEADER, PARQUET_MEDIA_TYPE, type TextFormat, type WireMeta } from '../shared/wire.ts';
 import { bodyChunks } from './http-page.ts';
+import { ParquetPageReader } from './parquet-page.ts';
 
-export type Format = TextFormat;
+/** The text formats by `format`; Parquet by `Accept` (each page a whole Parquet file). */
+export type Format = TextFormat | 'parquet';
+
+/** The Accept header a page of `format` is asked for with, if any. */
+export const acceptOf = (format: Format): string | undefined => (format === 'parquet' ? PARQUET_MEDIA_TYPE : undefined);
 
 /** What identifies one request of a walk; verify rebuilds the identical URL from it. */
 export interface PageQuery {
@@ -91,7 +96,7 @@ function readHead(h: IncomingHttpHeaders): Omit<PageResult, 'rowsSha256' | 'csvH
 /** Streams one 200 response through `sink`, counting and hashing its rows; `onRows` sees the running count. */
 export async function readPage(res: IncomingMessage, format: Format, sink: PageSink, onRows: (rows: number) => void = () => {}): Promise<PageResult> {
   const head = readHead(res.headers);
-  const reader = format === 'csv' ? new CsvPageReader(sink) : new GeoJsonPageReader((f) => sink.feature(f));
+  const reader = pageReader(res.headers, format, sink);
   for await (const chunk of bodyChunks(res)) {
     reader.push(chunk);
     onRows(reader.rowCount);
@@ -101,6 +106,15 @@ export async function readPage(res: IncomingMessage, format: Format, sink: PageS
   // A clean end with fewer rows than promised is a broken stream by the contract's rule: retry it.
   if (body.returned !== head.returned) throw new TransferError(`the response promised ${head.returned} rows and held ${body.returned}`);
   return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
+}
+
+function pageReader(h: IncomingHttpHeaders, format: Format, sink: PageSink): CsvPageReader | GeoJsonPageReader | ParquetPageReader {
+  if (format === 'csv') return new CsvPageReader(sink);
+  if (format === 'geojson') return new GeoJsonPageReader((f) => sink.feature(f));
+  // A server from before Parquet answers the Accept with GeoJSON: say so rather than misread it.
+  const type = header(h, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== PARQUET_MEDIA_TYPE) throw new ProtocolError(`asked for Parquet, the service answered ${type ?? 'without a Content-Type'}; it may not serve Parquet`);
+  return new ParquetPageReader((bytes) => sink.data(bytes));
 }
 
 function queryOf(body: PageBody): WireMeta['query'] | null {

@@ -8,7 +8,7 @@ import { writeJsonAtomic } from './output-file.ts';
 export const Identity = z.object({
   service: z.string(),
   dataset: z.string(),
-  format: z.enum(['csv', 'geojson']),
+  format: z.enum(['csv', 'geojson', 'parquet']),
   from: z.string().nullable(),
   to: z.string().nullable(),
   parameters: z.record(z.string(), z.string()),

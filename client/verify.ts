@@ -5,7 +5,7 @@ import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { readManifest, type Manifest, type PageRecord } from './manifest.ts';
 import { sha256File } from './output-file.ts';
-import { discardSink, pageUrl, readPage, sameQuery, type PageResult } from './page-request.ts';
+import { acceptOf, discardSink, pageUrl, readPage, sameQuery, type PageResult } from './page-request.ts';
 import { retryMessage } from './progress.ts';
 import { withRetries } from './retry.ts';
 import { printReport, type FileCheck, type WindowCheck } from './verify-report.ts';
@@ -46,7 +46,7 @@ export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: 
 async function checkWindow(client: HttpClient, m: Manifest, service: string, page: PageRecord, opts: VerifyOptions, io: ClientIo): Promise<WindowCheck> {
   const url = pageUrl({ service, dataset: m.dataset, format: m.format, from: page.request?.from ?? null, to: page.request?.to ?? null, parameters: m.parameters });
   const what = page.request ? `window ${page.index + 1} (from ${page.request.from})` : 'the registry';
-  const now = await withRetries(what, opts.retry, () => client.get(url, (res) => readPage(res, m.format, discardSink())), (n) => io.stderr.write(`${retryMessage(what, n)}\n`));
+  const now = await withRetries(what, opts.retry, () => client.get(url, (res) => readPage(res, m.format, discardSink()), acceptOf(m.format)), (n) => io.stderr.write(`${retryMessage(what, n)}\n`));
   const differences = compare(m, page, now);
   return {
     index: page.index,

@@ -3,8 +3,8 @@ import { ARROW_END_OF_STREAM, arrowSchema, arrowSchemaMessage, writeArrowRows } 
 import { compileEmptyColumnar, compileParquetCopy, GEOMETRY_COLUMN, hasColumnarGeometry } from './compile-columnar.ts';
 import type { Compiled } from './compile.ts';
 import { copyInto } from './copy-stream.ts';
-import { combineFooters, PARQUET_MAGIC, readGroupFooter, type GroupFooter } from './parquet/combine-footers.ts';
-import { geoMetadata } from './parquet/geo-metadata.ts';
+import { combineFooters, PARQUET_MAGIC, readGroupFooter, type GroupFooter } from '../shared/parquet/combine-footers.ts';
+import { geoMetadata } from '../shared/parquet/geo-metadata.ts';
 import { streamWrittenAhead, type WriteAheadPlan } from './write-ahead.ts';
 
 export interface ColumnarGroups {

@@ -1,10 +1,11 @@
 import type { Format } from '../queries/compile.ts';
+import { COLUMNAR_META_KEY, PARQUET_MEDIA_TYPE } from '../shared/wire.ts';
 
 /** The media type of each response format (the Content-Type sent, and what Accept asks for). */
 export const MEDIA_TYPES: Record<Format, string> = {
   csv: 'text/csv; charset=utf-8',
   geojson: 'application/geo+json',
-  parquet: 'application/vnd.apache.parquet',
+  parquet: PARQUET_MEDIA_TYPE,
   arrow: 'application/vnd.apache.arrow.stream',
 };
 
@@ -14,7 +15,7 @@ const COLUMNAR: Record<string, 'parquet' | 'arrow'> = {
 };
 
 /** The meta block in a columnar file's own metadata (Parquet key-value metadata, Arrow schema metadata). */
-export const META_KEY = 'fire_api:meta';
+export const META_KEY = COLUMNAR_META_KEY;
 
 /** Key the cache of a response on: the format chosen from Accept is part of what is sent. */
 export const DATA_VARY = 'Accept, Authorization';

@@ -44,6 +44,12 @@ export const META_HEADER = {
   query: 'x-query',
 } as const;
 
+/** The media type that asks for (and labels) a Parquet response. */
+export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+
+/** The key of the `meta` block in a columnar file's own metadata (Parquet key-value, Arrow schema metadata). */
+export const COLUMNAR_META_KEY = 'fire_api:meta';
+
 /** The service's name as a citation names it. */
 export const SERVICE_NAME = 'Research Read API';
 

@@ -49,7 +49,7 @@ async function killMidWalk(args: string[], file: string): Promise<number> {
 }
 
 describe('an interrupted extract resumes', () => {
-  for (const format of ['geojson', 'csv'] as const) {
+  for (const format of ['geojson', 'csv', 'parquet'] as const) {
     it(`after SIGKILL, the rerun continues from the last completed window and the file equals an uninterrupted run byte for byte (${format})`, async () => {
       const walk = (file: string) => ['extract', 'hotspots', '--from', '2025-07-01', '--to', '2025-07-02', '--format', format, '--out', file, '--base-url', server.url];
       const clean = path.join(out, `clean.${format}`);

@@ -99,7 +99,7 @@ describe('a broken transfer', () => {
   });
   afterAll(() => server.close());
 
-  for (const format of ['csv', 'geojson'] as const) {
+  for (const format of ['csv', 'geojson', 'parquet'] as const) {
     it(`mid-page is retried from the page's start: the file equals an undisturbed extract (${format})`, async () => {
       const proxy = await cuttingProxy(server.url, 3);
       try {

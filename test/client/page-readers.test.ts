@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CsvPageReader } from '../../client/csv-page.ts';
 import { ProtocolError } from '../../client/errors.ts';
 import { GeoJsonPageReader } from '../../client/geojson-page.ts';
+import { ParquetPageReader } from '../../client/parquet-page.ts';
+import { encodeStruct, T } from '../../shared/parquet/thrift-compact.ts';
 import { sha256 } from './harness.ts';
 
 /** Chunk boundaries the server happens to produce are not the only possible ones: cut everywhere. */
@@ -61,5 +63,56 @@ describe('CSV page reader', () => {
     const reader = new CsvPageReader({ header: () => {}, data: () => {} });
     reader.push(Buffer.from(HEADER + 'a,"open'));
     expect(() => reader.finish()).toThrow(ProtocolError);
+  });
+});
+
+describe('Parquet page reader', () => {
+  /** A stand-in Parquet file: magic, `body` as its row groups, a real Thrift footer with the row count and meta. */
+  const parquetPage = (body: Buffer, rows: number, meta: object | null): Buffer => {
+    const kv = meta === null ? [] : [[{ id: 1, type: T.BINARY, value: Buffer.from('fire_api:meta') }, { id: 2, type: T.BINARY, value: Buffer.from(JSON.stringify(meta)) }]];
+    const footer = encodeStruct([
+      { id: 3, type: T.I64, value: BigInt(rows) },
+      { id: 5, type: T.LIST, value: { elementType: T.STRUCT, items: kv } },
+    ]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(footer.length);
+    return Buffer.concat([Buffer.from('PAR1'), body, footer, length, Buffer.from('PAR1')]);
+  };
+  const read = (chunks: Buffer[]) => {
+    const seen: Buffer[] = [];
+    const reader = new ParquetPageReader((b) => seen.push(b));
+    for (const c of chunks) reader.push(c);
+    return { body: reader.finish(), seen: Buffer.concat(seen) };
+  };
+
+  it('hands on every byte, counts rows from the footer and hashes the row-group bytes, however the body is chunked', () => {
+    const body = Buffer.from('row groups, in whatever bytes DuckDB wrote them');
+    const page = parquetPage(body, 7, META);
+    const byteByByte = [...page].map((x) => Buffer.from([x]));
+    for (const chunks of [[page], byteByByte, [page.subarray(0, 3), page.subarray(3, 50), page.subarray(50)]]) {
+      const r = read(chunks);
+      expect(r.seen.equals(page)).toBe(true);
+      expect(r.body).toEqual({ returned: 7, rowsSha256: sha256(body), csvHeader: null, meta: META });
+    }
+  });
+
+  it('a page larger than the tail it keeps back hashes the same: 20 MB cut into 64 kB chunks', () => {
+    const body = Buffer.alloc(20 * 1024 * 1024);
+    for (let i = 0; i < body.length; i += 4096) body.writeUInt32LE(i, i);
+    const page = parquetPage(body, 1_000_000, META);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < page.length; i += 65_536) chunks.push(page.subarray(i, i + 65_536));
+    const r = read(chunks);
+    expect(r.body.rowsSha256).toBe(sha256(body));
+    expect(r.body.returned).toBe(1_000_000);
+    expect(r.seen.length).toBe(page.length);
+  });
+
+  it('a body cut short, one that is not Parquet, or a footer without meta is a protocol error', () => {
+    const page = parquetPage(Buffer.from('groups'), 1, META);
+    expect(() => read([page.subarray(0, page.length - 3)])).toThrow(ProtocolError);
+    expect(() => read([Buffer.from('{"type":"FeatureCollection"}PAR1')])).toThrow(ProtocolError);
+    expect(() => read([Buffer.concat([Buffer.from('GEOJ'), page.subarray(4)])])).toThrow(/not a Parquet file/);
+    expect(() => read([parquetPage(Buffer.from('groups'), 1, null)])).toThrow(/fire_api:meta/);
   });
 });

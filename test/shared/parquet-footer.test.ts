@@ -2,9 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { combineFooters, PARQUET_CREATED_BY, PARQUET_MAGIC, readGroupFooter } from '../../queries/parquet/combine-footers.ts';
-import { geoMetadata } from '../../queries/parquet/geo-metadata.ts';
-import { decodeStruct, encodeStruct, T, type Field } from '../../queries/parquet/thrift-compact.ts';
+import { combineFooters, PARQUET_CREATED_BY, PARQUET_MAGIC, readGroupFooter } from '../../shared/parquet/combine-footers.ts';
+import { geoMetadata } from '../../shared/parquet/geo-metadata.ts';
+import { decodeStruct, encodeStruct, T, type Field } from '../../shared/parquet/thrift-compact.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 
 let dir: string;
@@ -57,7 +57,7 @@ describe('Thrift compact codec', () => {
 describe('combined footer over group files', () => {
   it('the groups sent one after the other under one footer read back as one file: rows, order, row groups, metadata', async () => {
     const files = [await group('g0.parquet', 0, 1500, 1), await group('g1.parquet', 1500, 2700, -3), await group('g2.parquet', 4200, 10, 2)];
-    const footers = await Promise.all(files.map(readGroupFooter));
+    const footers = await Promise.all(files.map((f) => readGroupFooter(f)));
     const bodies = await Promise.all(files.map(async (f, i) => (await readFile(f)).subarray(4, footers[i]!.bodyEnd)));
     const geo = geoMetadata(footers, 'geometry');
     const combined = Buffer.concat([PARQUET_MAGIC, ...bodies, combineFooters(footers, { 'fire_api:meta': '{"returned":4210}', geo })]);
@@ -84,7 +84,7 @@ describe('combined footer over group files', () => {
     const a = await group('s0.parquet', 0, 10, 0);
     const b = path.join(dir, 's1.parquet');
     await c.run(`COPY (SELECT 1 AS other) TO '${b}' (FORMAT parquet)`);
-    const footers = await Promise.all([a, b].map(readGroupFooter));
+    const footers = await Promise.all([a, b].map((f) => readGroupFooter(f)));
     expect(() => combineFooters(footers, {})).toThrow(/differ in schema/);
   });
 });

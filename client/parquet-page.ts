@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { footerRows, groupKeyValue, PARQUET_MAGIC } from '../shared/parquet/combine-footers.ts';
+import { decodeStruct } from '../shared/parquet/thrift-compact.ts';
+import { COLUMNAR_META_KEY } from '../shared/wire.ts';
+import type { PageBody } from './csv-page.ts';
+import { ProtocolError } from './errors.ts';
+
+/**
+ * Bytes kept back from the hash until the page ends: the footer (and its 8-byte trailer) must fit.
+ * A page holds at most ROW_LIMIT rows in a few row groups, so its footer is a few kilobytes.
+ */
+const MAX_FOOTER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads a Parquet page (one whole file) as it streams in, handing every byte on as served. The rows
+ * hash is SHA-256 over the row-group bytes, between the leading `PAR1` and the footer: the footer
+ * carries the page's meta (its data version), so rows rewritten identically by a compaction hash
+ * the same. Bytes are hashed as soon as they are further than `MAX_FOOTER_BYTES` from the end;
+ * only that tail is held. The row count and `meta` come from the footer once the page ends.
+ */
+export class ParquetPageReader {
+  private readonly hash = createHash('sha256');
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private seen = 0;
+
+  constructor(private readonly onData: (bytes: Buffer) => void) {}
+
+  /** Rows are known only from the footer, at the end of the page. */
+  get rowCount(): number {
+    return 0;
+  }
+
+  push(chunk: Buffer): void {
+    this.onData(chunk);
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    if (this.tailBytes > 2 * MAX_FOOTER_BYTES) this.hashOut(this.tailBytes - MAX_FOOTER_BYTES);
+  }
+
+  finish(): PageBody {
+    const rest = Buffer.concat(this.tail);
+    const size = this.seen + rest.length;
+    if (size < 12 || !rest.subarray(rest.length - 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the Parquet response does not end with its footer');
+    const length = rest.readUInt32LE(rest.length - 8);
+    const bodyEnd = size - 8 - length;
+    if (bodyEnd < 4 || length > rest.length - 8) throw new ProtocolError('the Parquet response has a bad footer length');
+    this.hashOut(bodyEnd - this.seen, rest);
+    const footer = rest.subarray(rest.length - 8 - length, rest.length - 8);
+    let returned: number;
+    let meta: Record<string, unknown> | null;
+    try {
+      const decoded = decodeStruct(footer);
+      returned = footerRows(decoded);
+      const text = groupKeyValue(decoded, COLUMNAR_META_KEY);
+      meta = text === undefined ? null : (JSON.parse(text) as Record<string, unknown>);
+    } catch (e) {
+      throw new ProtocolError(`the Parquet footer cannot be read: ${(e as Error).message}`);
+    }
+    if (meta === null) throw new ProtocolError(`the Parquet response has no ${COLUMNAR_META_KEY} metadata`);
+    return { returned, rowsSha256: this.hash.digest('hex'), csvHeader: null, meta };
+  }
+
+  /** Hashes the next `n` bytes of the page (skipping the leading magic) and drops them from the tail. */
+  private hashOut(n: number, joined = Buffer.concat(this.tail)): void {
+    const start = this.seen;
+    if (start === 0 && joined.length >= 4 && !joined.subarray(0, 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the response is not a Parquet file');
+    const skip = Math.max(0, PARQUET_MAGIC.length - start);
+    this.hash.update(joined.subarray(Math.min(skip, n), n));
+    this.seen += n;
+    this.tail = [joined.subarray(n)];
+    this.tailBytes = joined.length - n;
+  }
+}
