@@ -79,11 +79,19 @@ const keyValue = (key: string, value: string): Field[] => [
   { id: 2, type: T.BINARY, value: Buffer.from(value) },
 ];
 
-/** The value DuckDB wrote under `key` in a group's key-value metadata. */
+/** A footer's key-value metadata (FileMetaData field 5), texts decoded as UTF-8. */
+export function footerKeyValueMap(meta: Field[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const list = field(meta, FILE.keyValues);
+  if (list?.type !== T.LIST) return out;
+  const text = (f: Field | undefined) => (Buffer.isBuffer(f?.value) ? f.value.toString('utf8') : '');
+  for (const kv of (list.value as ThriftList).items as Field[][]) out.set(text(field(kv, 1)), text(field(kv, 2)));
+  return out;
+}
+
+/** The value written under `key` in a footer's key-value metadata. */
 export function groupKeyValue(meta: Field[], key: string): string | undefined {
-  const items = (field(meta, FILE.keyValues)?.value as ThriftList | undefined)?.items ?? [];
-  const kv = (items as Field[][]).find((i) => (field(i, 1)?.value as Buffer).toString() === key);
-  return (kv && (field(kv, 2)?.value as Buffer | undefined)?.toString()) ?? undefined;
+  return footerKeyValueMap(meta).get(key);
 }
 
 /**

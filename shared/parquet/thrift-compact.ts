@@ -25,7 +25,7 @@ class Reader {
   offset = 0;
   constructor(private readonly bytes: Buffer) {}
   byte(): number {
-    if (this.offset >= this.bytes.length) throw new Error('thrift: unexpected end of data');
+    if (this.offset >= this.bytes.length) throw new Error('thrift: the data ends early');
     return this.bytes[this.offset++]!;
   }
   varint(): bigint {
@@ -42,7 +42,7 @@ class Reader {
     return (v >> 1n) ^ -(v & 1n);
   }
   take(n: number): Buffer {
-    if (this.offset + n > this.bytes.length) throw new Error('thrift: unexpected end of data');
+    if (this.offset + n > this.bytes.length) throw new Error('thrift: the data ends early');
     const out = Buffer.from(this.bytes.subarray(this.offset, this.offset + n));
     this.offset += n;
     return out;
