@@ -7,6 +7,7 @@ import { geoMetadata } from '../shared/parquet/geo-metadata.ts';
 import { COLUMNAR_META_KEY, SIMULATED_DATASETS } from '../shared/wire.ts';
 import { buildCitation } from './citation.ts';
 import { ClientError } from './errors.ts';
+import { MAX_FOOTER_BYTES } from './parquet-page.ts';
 import { TOOL } from './io.ts';
 import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
 import { sha256File, writeJsonAtomic } from './output-file.ts';
@@ -97,19 +98,27 @@ async function assembleParquet(body: string, target: string, state: ResumeState)
     const footers: GroupFooter[] = [];
     let start = 0;
     for (const page of state.pages) {
-      const footer = await readGroupFooter(body, { start, end: page.endOffset }).catch((e: unknown) => {
-        throw new ClientError(`window ${page.index + 1} of ${body} is not a whole Parquet file (${(e as Error).message}); pass --restart to start over`);
+      const where = `window ${page.index + 1} in ${path.basename(body)}`;
+      const footer = await readGroupFooter(body, { start, end: page.endOffset }, MAX_FOOTER_BYTES).catch((e: unknown) => {
+        throw new ClientError(`${where} is not a whole Parquet file (${(e as Error).message}); pass --restart to start over`);
       });
+      // The bytes kept must still be the rows served: a damaged partial file is never assembled.
+      const rows = createHash('sha256');
       if (footer.bodyEnd > PARQUET_MAGIC.length) {
-        for await (const chunk of createReadStream(body, { start: start + PARQUET_MAGIC.length, end: start + footer.bodyEnd - 1 })) await out.write(chunk as Buffer);
+        for await (const chunk of createReadStream(body, { start: start + PARQUET_MAGIC.length, end: start + footer.bodyEnd - 1 })) {
+          rows.update(chunk as Buffer);
+          await out.write(chunk as Buffer);
+        }
       }
+      if (rows.digest('hex') !== page.rowsSha256) throw new ClientError(`${where} no longer holds the rows it was served with; pass --restart to start over`);
       footers.push(footer);
       start = page.endOffset;
     }
-    const geo = footers[0] && groupKeyValue(footers[0].meta, 'geo');
-    const column = geo === undefined ? null : (JSON.parse(geo) as { primary_column?: string }).primary_column ?? 'geometry';
-    const keyValues = { [COLUMNAR_META_KEY]: JSON.stringify(assembledMeta(state)), ...(column === null ? {} : { geo: geoMetadata(footers, column) }) };
     try {
+      const geo = footers[0] && groupKeyValue(footers[0].meta, 'geo');
+      const column = geo === undefined ? null : ((JSON.parse(geo) as { primary_column?: unknown }).primary_column ?? 'geometry');
+      if (column !== null && typeof column !== 'string') throw new Error('the geo metadata names no primary column');
+      const keyValues = { [COLUMNAR_META_KEY]: JSON.stringify(assembledMeta(state)), ...(column === null ? {} : { geo: geoMetadata(footers, column) }) };
       await out.write(combineFooters(footers, keyValues));
     } catch (e) {
       throw new ClientError(`the pages cannot be joined into one Parquet file: ${(e as Error).message}`);

@@ -1,22 +1,25 @@
 import { createHash } from 'node:crypto';
-import { footerRows, groupKeyValue, PARQUET_MAGIC } from '../shared/parquet/combine-footers.ts';
-import { decodeStruct } from '../shared/parquet/thrift-compact.ts';
+import { PARQUET_MAGIC } from '../shared/parquet/combine-footers.ts';
+import { footerFields } from '../shared/parquet/footer-fields.ts';
 import { COLUMNAR_META_KEY } from '../shared/wire.ts';
 import type { PageBody } from './csv-page.ts';
 import { ProtocolError } from './errors.ts';
 
 /**
- * Bytes kept back from the hash until the page ends: the footer (and its 8-byte trailer) must fit.
- * A page holds at most ROW_LIMIT rows in a few row groups, so its footer is a few kilobytes.
+ * The largest footer a page may have. A page holds at most ROW_LIMIT rows in row groups of tens of
+ * thousands of rows: its footer is tens to hundreds of kilobytes. The bytes after the last
+ * `MAX_FOOTER_BYTES + 8` are kept back from the hash until the page ends, so the footer is in hand.
  */
-const MAX_FOOTER_BYTES = 8 * 1024 * 1024;
+export const MAX_FOOTER_BYTES = 4 * 1024 * 1024;
+const KEPT_BACK = MAX_FOOTER_BYTES + 8;
 
 /**
  * Reads a Parquet page (one whole file) as it streams in, handing every byte on as served. The rows
  * hash is SHA-256 over the row-group bytes, between the leading `PAR1` and the footer: the footer
  * carries the page's meta (its data version), so rows rewritten identically by a compaction hash
- * the same. Bytes are hashed as soon as they are further than `MAX_FOOTER_BYTES` from the end;
- * only that tail is held. The row count and `meta` come from the footer once the page ends.
+ * the same. Bytes are hashed as soon as they are further than the largest footer from the end;
+ * only that tail is held. The row count and `meta` come from the footer once the page ends, read
+ * by a walker that skips everything else (a forged footer costs no more memory than its bytes).
  */
 export class ParquetPageReader {
   private readonly hash = createHash('sha256');
@@ -35,7 +38,7 @@ export class ParquetPageReader {
     this.onData(chunk);
     this.tail.push(chunk);
     this.tailBytes += chunk.length;
-    if (this.tailBytes > 2 * MAX_FOOTER_BYTES) this.hashOut(this.tailBytes - MAX_FOOTER_BYTES);
+    if (this.tailBytes > 2 * KEPT_BACK) this.hashOut(this.tailBytes - KEPT_BACK);
   }
 
   finish(): PageBody {
@@ -43,20 +46,22 @@ export class ParquetPageReader {
     const size = this.seen + rest.length;
     if (size < 12 || !rest.subarray(rest.length - 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the Parquet response does not end with its footer');
     const length = rest.readUInt32LE(rest.length - 8);
+    if (length > MAX_FOOTER_BYTES) throw new ProtocolError(`the Parquet footer is ${length} bytes, more than the ${MAX_FOOTER_BYTES} a page can need`);
     const bodyEnd = size - 8 - length;
-    if (bodyEnd < 4 || length > rest.length - 8) throw new ProtocolError('the Parquet response has a bad footer length');
+    if (bodyEnd < 4) throw new ProtocolError('the Parquet response has a bad footer length');
     this.hashOut(bodyEnd - this.seen, rest);
     const footer = rest.subarray(rest.length - 8 - length, rest.length - 8);
-    let returned: number;
+    let returned: number | null;
     let meta: Record<string, unknown> | null;
     try {
-      const decoded = decodeStruct(footer);
-      returned = footerRows(decoded);
-      const text = groupKeyValue(decoded, COLUMNAR_META_KEY);
+      const fields = footerFields(footer);
+      returned = fields.rows;
+      const text = fields.keyValues.get(COLUMNAR_META_KEY);
       meta = text === undefined ? null : (JSON.parse(text) as Record<string, unknown>);
     } catch (e) {
       throw new ProtocolError(`the Parquet footer cannot be read: ${(e as Error).message}`);
     }
+    if (returned === null || returned < 0) throw new ProtocolError('the Parquet footer has no row count');
     if (meta === null) throw new ProtocolError(`the Parquet response has no ${COLUMNAR_META_KEY} metadata`);
     return { returned, rowsSha256: this.hash.digest('hex'), csvHeader: null, meta };
   }

@@ -1,11 +1,6 @@
-import { footerKeyValueMap } from '../shared/parquet/combine-footers.ts';
-import { decodeStruct } from '../shared/parquet/thrift-compact.ts';
+import { footerFields } from '../shared/parquet/footer-fields.ts';
 
-/**
- * Key-value metadata of a Parquet footer (the bytes between the data and the footer length), read
- * without a DuckDB connection: listings need it for compacted files. A footer that is cut short or
- * forged (counts larger than its bytes) fails at the end of its bytes.
- */
+/** Key-value metadata of a Parquet footer (the bytes between the data and the footer length), read without DuckDB. */
 export function footerKeyValues(footer: Uint8Array): Map<string, string> {
-  return footerKeyValueMap(decodeStruct(Buffer.from(footer.buffer, footer.byteOffset, footer.byteLength)));
+  return footerFields(footer).keyValues;
 }

@@ -23,7 +23,7 @@ const COLUMN_OFFSETS = [9, 10, 11, 14]; // data page, index page, dictionary pag
  * The footer of the Parquet file held in bytes [start, end) of `file`: a group's own file (the
  * whole of it), or one page of an extract kept in a file of pages one after the other.
  */
-export async function readGroupFooter(file: string, segment?: { start: number; end: number }): Promise<GroupFooter> {
+export async function readGroupFooter(file: string, segment?: { start: number; end: number }, maxFooterBytes = Infinity): Promise<GroupFooter> {
   const handle = await open(file, 'r');
   try {
     const start = segment?.start ?? 0;
@@ -32,20 +32,13 @@ export async function readGroupFooter(file: string, segment?: { start: number; e
     if (size < 12 || (await handle.read(tail, 0, 8, start + size - 8)).bytesRead !== 8 || !tail.subarray(4).equals(PARQUET_MAGIC)) throw new Error('not a Parquet file');
     const length = tail.readUInt32LE(0);
     const bodyEnd = size - 8 - length;
-    if (bodyEnd < 4) throw new Error('bad Parquet footer length');
+    if (bodyEnd < 4 || length > maxFooterBytes) throw new Error('bad Parquet footer length');
     const footer = Buffer.alloc(length);
     await handle.read(footer, 0, length, start + bodyEnd);
     return { bodyEnd, meta: decodeStruct(footer) };
   } finally {
     await handle.close();
   }
-}
-
-/** The row count a footer declares. */
-export function footerRows(meta: Field[]): number {
-  const rows = field(meta, FILE.numRows)?.value;
-  if (typeof rows !== 'bigint') throw new Error('Parquet footer without a row count');
-  return Number(rows);
 }
 
 const shift = (f: Field | undefined, delta: bigint) => {

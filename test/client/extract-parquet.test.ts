@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractCommand } from '../../client/extract.ts';
@@ -123,6 +125,41 @@ describe('extract --format parquet: one file for the whole walk', () => {
       expect(JSON.parse(hyparquetKeyValues(bytes).geo!).columns.geometry.geometry_types).toEqual(['MultiPolygon', 'Polygon']);
     } finally {
       await sample.close();
+    }
+  });
+
+  it('a kept window whose bytes were damaged on disk is never assembled: the rerun stops with a clear message', async () => {
+    // A proxy that passes the first three requests, then answers 503 until told otherwise.
+    let passed = 0;
+    let failing = true;
+    const proxy = http.createServer((req, res) => {
+      if (failing && ++passed > 3) return void res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/problem+json' }).end('{}');
+      http.get(`${server.url}${req.url}`, { headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const file = path.join(out, 'damaged.parquet');
+      const args = extractArgs(server, file, '2025-07-01', '2025-07-03', ['--retries', '1']).map((a) => (a === server.url ? `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` : a));
+      const first = captureIo();
+      expect(await extractCommand(args, {}, first.io)).toBe(1);
+      expect(first.stderr()).toMatch(/3 completed windows are kept/);
+      // One byte inside the first window's row groups flips, as a failing disk would do it.
+      const partial = await open(`${file}.partial`, 'r+');
+      const byte = Buffer.alloc(1);
+      await partial.read(byte, 0, 1, 100);
+      await partial.write(Buffer.from([byte[0]! ^ 0xff]), 0, 1, 100);
+      await partial.close();
+      failing = false;
+      const rerun = captureIo();
+      expect(await extractCommand(args, {}, rerun.io)).toBe(1);
+      expect(rerun.stderr()).toMatch(/window 1 in damaged\.parquet\.partial no longer holds the rows it was served with; pass --restart/);
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(`${file}.manifest.json`)).toBe(false);
+    } finally {
+      await new Promise((r) => proxy.close(r));
     }
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CsvPageReader } from '../../client/csv-page.ts';
 import { ProtocolError } from '../../client/errors.ts';
 import { GeoJsonPageReader } from '../../client/geojson-page.ts';
-import { ParquetPageReader } from '../../client/parquet-page.ts';
+import { MAX_FOOTER_BYTES, ParquetPageReader } from '../../client/parquet-page.ts';
 import { encodeStruct, T } from '../../shared/parquet/thrift-compact.ts';
 import { sha256 } from './harness.ts';
 
@@ -106,6 +106,16 @@ describe('Parquet page reader', () => {
     expect(r.body.rowsSha256).toBe(sha256(body));
     expect(r.body.returned).toBe(1_000_000);
     expect(r.seen.length).toBe(page.length);
+  });
+
+  it('a footer larger than any page can need is refused before it is read', () => {
+    const huge = Buffer.alloc(MAX_FOOTER_BYTES + 1);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(huge.length);
+    const page = Buffer.concat([Buffer.from('PAR1'), Buffer.from('groups'), huge, length, Buffer.from('PAR1')]);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < page.length; i += 65_536) chunks.push(page.subarray(i, i + 65_536));
+    expect(() => read(chunks)).toThrow(/more than the \d+ a page can need/);
   });
 
   it('a body cut short, one that is not Parquet, or a footer without meta is a protocol error', () => {
