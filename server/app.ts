@@ -17,6 +17,7 @@ import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { Problem, sendProblem } from './problems.ts';
+import { heldRefusal } from './request-signal.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
@@ -44,7 +45,7 @@ function requestTimeouts(ms: number) {
   return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkMs } };
 }
 
-function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
+function installErrorHandling(app: FastifyInstance, metrics: Metrics, config: Config): void {
   app.setErrorHandler((error, request, reply) => {
     // The client left while the request was prepared: its doing, not the data's or the server's (the answer goes nowhere).
     const clientGone = request.raw.socket?.destroyed === true;
@@ -56,6 +57,7 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics): void {
       } else if (error.cause instanceof EngineBusyError) {
         // At capacity is the load, not the data: counted in /metrics, and no stack per refusal when thousands a second are refused.
         request.log.debug('at capacity');
+        return heldRefusal(error.cause, config.refusalHoldMs, config.retryAfterSeconds).then((held) => sendProblem(request, reply, held));
       } else if (error.kind === 'unavailable' && !clientGone) request.log.warn({ err: error.cause ?? error }, 'data unavailable');
       return sendProblem(request, reply, error);
     }
@@ -141,7 +143,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
     },
   };
-  installErrorHandling(app, metrics);
+  installErrorHandling(app, metrics, config);
   // Data routes: key, then per-key rate limit, then the handler.
   await app.register(async (scope) => {
     const limits = await registerRateLimits(scope, config, metrics);

@@ -26,6 +26,7 @@ const Env = z.object({
   DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
   DUCKDB_QUEUE_MAX: z.coerce.number().int().min(0).default(512),
   QUEUE_WAIT_MAX_MS: z.coerce.number().int().positive().default(10_000),
+  REFUSAL_HOLD_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*[KMGT]i?B$/i, 'like 2GB or 512MiB').default('2GB'),
   KEYS_FILE: z.string().min(1).default('var/keys.json'),
   KEYS_RELOAD_MS: z.coerce.number().int().min(50).max(2000).default(500),
@@ -64,6 +65,8 @@ export interface Config {
   /** On SIGTERM/SIGINT, how long open responses may finish before they are cut. */
   shutdownGraceMs: number;
   retryAfterSeconds: number;
+  /** How long a queue-full refusal is held before its 503 is sent (at most the queue's drain time; 0: at once). */
+  refusalHoldMs: number;
   duckdbThreads: number;
   duckdbConnections: number;
   /** Connections one extract writes its groups on at once: its own, plus idle ones when there are. */
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
+    refusalHoldMs: e.REFUSAL_HOLD_MS,
     duckdbThreads: e.DUCKDB_THREADS,
     duckdbConnections: e.DUCKDB_CONNECTIONS,
     extractConnections: e.EXTRACT_CONNECTIONS,

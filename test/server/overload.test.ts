@@ -2,7 +2,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngineBusyError, type Lease } from '../../queries/engine.ts';
-import { atCapacity } from '../../server/request-signal.ts';
+import { atCapacity, heldRefusal } from '../../server/request-signal.ts';
+import { captureLogs } from '../helpers/logs.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
@@ -44,7 +45,7 @@ afterEach(async () => {
 
 describe('overload: refusals are quick, cheap and say when to come back', () => {
   it('a queue-full 503 gives Retry-After from the pace the queue drains at, not RETRY_AFTER_SECONDS', async () => {
-    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60' });
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60', REFUSAL_HOLD_MS: '0' });
     // One hand-out (the test's own) within the last second or two: 0.5–1 per second; 2 waiting + this one = 3 ahead.
     free = await saturate(server, 2);
     const r = await server.get(DAY);
@@ -59,7 +60,7 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
     const empty = await tempDir();
     await writeChain(empty, 'hotspots', CHAIN);
     await rm(path.join(empty, 'hotspots'), { recursive: true, force: true });
-    server = await startServer(empty, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0' });
+    server = await startServer(empty, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0', REFUSAL_HOLD_MS: '0' });
     const looked = await server.get(DAY);
     expect(looked.status).toBe(503);
     expect(((await looked.json()) as { detail: string }).detail).toMatch(/could not be read/);
@@ -70,7 +71,7 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
   });
 
   it('at capacity a client holding the current version still gets its 304 (no connection needed)', async () => {
-    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0' });
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0', REFUSAL_HOLD_MS: '0' });
     const first = await server.get(DAY);
     expect(first.status).toBe(200);
     await first.arrayBuffer();
@@ -86,5 +87,56 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
     expect(retry(7)).toBe('7');
     expect(retry(0)).toBe('1');
     expect(retry(3600)).toBe('60');
+  });
+
+  it('a queue-full refusal is held for REFUSAL_HOLD_MS, at most the drain time; Retry-After counts from when it is sent', async () => {
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60', REFUSAL_HOLD_MS: '1500' });
+    // As in the first test: 3 to 6 s to drain when refused, so the whole hold applies.
+    free = await saturate(server, 2);
+    const started = performance.now();
+    const r = await server.get(DAY);
+    const tookMs = performance.now() - started;
+    expect(r.status).toBe(503);
+    expect(tookMs).toBeGreaterThanOrEqual(1400);
+    expect(tookMs).toBeLessThan(4000);
+    const seconds = Number(r.headers.get('retry-after'));
+    expect(Number.isInteger(seconds)).toBe(true);
+    expect(seconds).toBeGreaterThanOrEqual(2);
+    expect(seconds).toBeLessThanOrEqual(5);
+  });
+
+  it('a client that hangs up during the hold costs nothing: no warning, and the next client gets its answer', async () => {
+    const logs = captureLogs();
+    server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0', REFUSAL_HOLD_MS: '800', LOG_LEVEL: 'info' }, { logStream: logs.stream });
+    free = await saturate(server, 0);
+    const gone = new AbortController();
+    const hungUp = server.get(DAY, { signal: gone.signal }).catch((e: unknown) => e);
+    setTimeout(() => gone.abort(), 200);
+    expect(await hungUp).toBeInstanceOf(Error);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const next = await server.get(DAY);
+    expect(next.status).toBe(503);
+    expect(Number(next.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(logs.lines().filter((l) => Number(l.level) >= 40).map((l) => l.msg)).toEqual([]);
+  });
+
+  it('the hold is the smaller of REFUSAL_HOLD_MS and the drain time, and none when the queue drains at once', async () => {
+    const timed = async (drainSeconds: number | null, holdMs: number) => {
+      const started = performance.now();
+      const p = await heldRefusal(new EngineBusyError(drainSeconds), holdMs, 60);
+      return { ms: performance.now() - started, retry: p.headers['retry-after'] };
+    };
+    const none = await timed(0, 2000);
+    expect(none.ms).toBeLessThan(50);
+    expect(none.retry).toBe('1');
+    const capped = await timed(1, 2000);
+    expect(capped.ms).toBeGreaterThanOrEqual(950);
+    expect(capped.ms).toBeLessThan(1500);
+    expect(capped.retry).toBe('1');
+    // No pace known: the whole hold, and RETRY_AFTER_SECONDS as before.
+    const unknown = await timed(null, 300);
+    expect(unknown.ms).toBeGreaterThanOrEqual(290);
+    expect(unknown.retry).toBe('60');
+    expect((await timed(10, 300)).retry).toBe('10');
   });
 });
