@@ -21,8 +21,7 @@ const SLOW_DOWNLOADS = 8;
 const SMALL_WINDOW_CONNECTIONS = 50;
 /** The disk budget I's server is given for groups written ahead (TEMP_DIR_MAX_MB), and judged against. */
 export const TEMP_BUDGET_MB = 1000;
-/** J: the concurrencies tried for the best goodput, and the overload factor. */
-const OVERLOAD_LEVELS = [10, 25, 50, 100];
+/** J: the overload offered is this many times the best concurrency found (levels: --overload-levels). */
 const OVERLOAD_FACTOR = 10;
 /** K: the download lasts this many times the server's QUERY_TIMEOUT_MS. */
 const YEAR_TIMEOUT_MULTIPLE = 2.5;
@@ -54,10 +53,10 @@ export async function measureCapacity(o: BenchOptions, plan: Plan, setup: Server
   }
   if (only.has('J')) {
     const calibrationSeconds = Math.max(1, o.smallSeconds / 4);
-    log(`J: best goodput over ${OVERLOAD_LEVELS.join(', ')} connections (${calibrationSeconds} s each), then ${OVERLOAD_FACTOR}× that for ${o.smallSeconds} s ...`);
+    log(`J: best goodput over ${o.overloadLevels.join(', ')} connections (${calibrationSeconds} s each), then ${OVERLOAD_FACTOR}× that for ${o.smallSeconds} s ...`);
     // Memory is read 5 s after the engine went quiet (less on a run shortened for a smoke test).
     const settleMs = Math.min(5_000, o.smallSeconds * 250);
-    const ask = { small: smallAsk(o, setup), levels: OVERLOAD_LEVELS, calibrationSeconds, factor: OVERLOAD_FACTOR, seconds: o.smallSeconds, settleMs };
+    const ask = { small: smallAsk(o, setup), levels: o.overloadLevels, calibrationSeconds, factor: OVERLOAD_FACTOR, seconds: o.smallSeconds, settleMs };
     out.J = (await withServer(setup, o, 'J', { warm: true }, log, (s) => runOverload(s, ask))).value;
     log(`J: best ${out.J.best.goodput.toFixed(0)} req/s at ${out.J.best.connections}; at ${out.J.overload.connections}: ${out.J.overload.goodput.toFixed(0)} req/s, ${out.J.overload.refused} refused; RSS ${out.J.rssBeforeMb.toFixed(0)} -> ${out.J.rssAfterMb.toFixed(0)} MB`);
   }

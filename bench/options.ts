@@ -24,6 +24,8 @@ export interface BenchOptions {
   slowBytesPerSecond: number;
   /** Scenario K: the server's QUERY_TIMEOUT_MS; the download is paced to last 2.5 times as long. */
   yearTimeoutSeconds: number;
+  /** Scenario J: the concurrencies tried for the best goodput (10 times the best is then offered). */
+  overloadLevels: number[];
 }
 
 /** One letter per scenario; see USAGE for which issue row each answers. */
@@ -49,6 +51,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --aborts N       aborted extracts in H (default 1000)
   --slow-kb-s N    pace of each of I's throttled downloads, kB/s (default 1000: 1 MB/s)
   --year-timeout-s N  QUERY_TIMEOUT_MS of K's server, in seconds (default 30)
+  --overload-levels LIST  J's calibration concurrencies (default 10,25,50,100); e.g. 100 offers 1,000
 
 Scenarios (issue rows in brackets):
   A  one-year hotspot CSV vs DuckDB COPY, peak RSS, time to first byte [1, 2, 5]
@@ -103,6 +106,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       aborts: { type: 'string' },
       'slow-kb-s': { type: 'string' },
       'year-timeout-s': { type: 'string' },
+      'overload-levels': { type: 'string' },
     },
   });
   const scale = positive(values.scale, 'scale', 10);
@@ -125,7 +129,15 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     aborts: Math.trunc(positive(values.aborts, 'aborts', 1000)),
     slowBytesPerSecond: positive(values['slow-kb-s'], 'slow-kb-s', 1000) * 1000,
     yearTimeoutSeconds: positive(values['year-timeout-s'], 'year-timeout-s', 30),
+    overloadLevels: overloadLevels(values['overload-levels']),
   };
+}
+
+function overloadLevels(text: string | undefined): number[] {
+  if (text === undefined) return [10, 25, 50, 100];
+  const levels = text.split(',').map((t) => Number(t.trim()));
+  if (levels.length === 0 || levels.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError('--overload-levels takes whole numbers of connections, e.g. 10,25,50,100');
+  return levels;
 }
 
 function parseOnly(text: string | undefined): ScenarioId[] {

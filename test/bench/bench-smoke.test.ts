@@ -95,6 +95,9 @@ describe('bench/extract.ts at tiny scale', () => {
     expect(parseBenchArgs(['--only', 'g,E']).only).toEqual(['E', 'G']);
     expect(parseBenchArgs([]).only).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M']);
     expect(() => parseBenchArgs(['--only', 'A,Z'])).toThrow(/unknown: Z/);
+    expect(parseBenchArgs([]).overloadLevels).toEqual([10, 25, 50, 100]);
+    expect(parseBenchArgs(['--overload-levels', '100']).overloadLevels).toEqual([100]);
+    expect(() => parseBenchArgs(['--overload-levels', '10,x'])).toThrow(/whole numbers/);
   });
 
   it('refuses an unknown scenario id with a usage error (exit 2)', () => {
