@@ -59,7 +59,8 @@ async function extractOnce(format: (typeof FORMATS)[number], out: string): Promi
 
 /** The Parquet file's rows are the CSV file's: same count, same ids in the same order. */
 async function sameRows(parquet: string, csv: string): Promise<void> {
-  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  // One thread: row_number() OVER () then numbers the rows in file order.
+  const c = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
   try {
     const sql = `WITH p AS (SELECT id, row_number() OVER () AS n FROM read_parquet('${parquet}')),
       v AS (SELECT id, row_number() OVER () AS n FROM read_csv('${csv}', all_varchar = true))

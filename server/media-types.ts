@@ -1,5 +1,5 @@
 import type { Format } from '../queries/compile.ts';
-import { COLUMNAR_META_KEY, PARQUET_MEDIA_TYPE } from '../shared/wire.ts';
+import { PARQUET_MEDIA_TYPE } from '../shared/wire.ts';
 
 /** The media type of each response format (the Content-Type sent, and what Accept asks for). */
 export const MEDIA_TYPES: Record<Format, string> = {
@@ -13,9 +13,6 @@ const COLUMNAR: Record<string, 'parquet' | 'arrow'> = {
   [MEDIA_TYPES.parquet]: 'parquet',
   [MEDIA_TYPES.arrow]: 'arrow',
 };
-
-/** The meta block in a columnar file's own metadata (Parquet key-value metadata, Arrow schema metadata). */
-export const META_KEY = COLUMNAR_META_KEY;
 
 /** Key the cache of a response on: the format chosen from Accept is part of what is sent. */
 export const DATA_VARY = 'Accept, Authorization';

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { wireColumns, type DatasetDescriptor } from '../../datasets/index.ts';
 import { csvHeader } from '../../queries/compile.ts';
 import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/compile-columnar.ts';
-import { MEDIA_TYPES, META_KEY } from '../media-types.ts';
+import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
+import { MEDIA_TYPES } from '../media-types.ts';
 import { datasetQuerySchema } from '../query-params.ts';
 import { dataHeaders } from './headers.ts';
 import { problemResponseId } from './problem-schemas.ts';
@@ -55,7 +56,7 @@ function columnarMedia(d: DatasetDescriptor): Record<string, SchemaObject> {
   const columns = wireColumns(d).map((c) => `\`${c.name}\` ${COLUMNAR_TYPE_NAMES[c.type]}`);
   if (hasColumnarGeometry(d)) columns.push(`\`${GEOMETRY_COLUMN}\` WKB (CRS84)`);
   const list = columns.join(', ');
-  const meta = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under the key \`${META_KEY}\``;
+  const meta = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under the key \`${COLUMNAR_META_KEY}\``;
   const geo = hasColumnarGeometry(d) ? ` GeoParquet 1.1: \`geometry\` is WKB, CRS84, with \`geo\` file metadata (geometry types, bbox of the file).` : '';
   return {
     [MEDIA_TYPES.parquet]: {

@@ -6,7 +6,8 @@ import { prepareExtract, type Extract } from '../../queries/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
-import { DATA_VARY, MEDIA_TYPES, META_KEY } from '../media-types.ts';
+import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
+import { DATA_VARY, MEDIA_TYPES } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
@@ -25,7 +26,7 @@ async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string
 function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   if (q.format === 'csv') return csvBody(d, x);
   if (q.format === 'geojson') return geojsonBody(meta, x);
-  return x.chunks({ [META_KEY]: JSON.stringify(fileMeta(meta)) });
+  return x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 }
 
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */

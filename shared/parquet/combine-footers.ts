@@ -72,19 +72,13 @@ const keyValue = (key: string, value: string): Field[] => [
   { id: 2, type: T.BINARY, value: Buffer.from(value) },
 ];
 
-/** A footer's key-value metadata (FileMetaData field 5), texts decoded as UTF-8. */
-export function footerKeyValueMap(meta: Field[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const list = field(meta, FILE.keyValues);
-  if (list?.type !== T.LIST) return out;
-  const text = (f: Field | undefined) => (Buffer.isBuffer(f?.value) ? f.value.toString('utf8') : '');
-  for (const kv of (list.value as ThriftList).items as Field[][]) out.set(text(field(kv, 1)), text(field(kv, 2)));
-  return out;
-}
-
-/** The value written under `key` in a footer's key-value metadata. */
+/** The value written under `key` in a footer's key-value metadata (FileMetaData field 5), as UTF-8. */
 export function groupKeyValue(meta: Field[], key: string): string | undefined {
-  return footerKeyValueMap(meta).get(key);
+  const list = field(meta, FILE.keyValues);
+  if (list?.type !== T.LIST) return undefined;
+  const kv = ((list.value as ThriftList).items as Field[][]).find((i) => (field(i, 1)?.value as Buffer | undefined)?.toString() === key);
+  const value = kv && field(kv, 2)?.value;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : undefined;
 }
 
 /**
