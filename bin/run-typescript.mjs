@@ -5,4 +5,4 @@ import { register } from 'tsx/esm/api';
 register();
 const command = process.argv[2];
 if (command === 'extract' || command === 'verify') await (await import('../client/cli.ts')).clientMain(process.argv.slice(2));
-else await import('../server/cli.ts');
+else await import('../ops/cli.ts');

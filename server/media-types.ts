@@ -1,4 +1,4 @@
-import type { Format } from '../queries/compile.ts';
+import type { Format } from '../queries/sql/compile.ts';
 import { PARQUET_MEDIA_TYPE } from '../shared/wire.ts';
 
 /** The media type of each response format (the Content-Type sent, and what Accept asks for). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ColumnFilter, DatasetDescriptor } from '../datasets/index.ts';
-import type { Box } from '../queries/box.ts';
-import type { Format, RowFilter } from '../queries/compile.ts';
+import type { Box } from '../queries/sql/box.ts';
+import type { Format, RowFilter } from '../queries/sql/compile.ts';
 import { parseInstant, type Instant } from '../queries/instant.ts';
 import { resolveWindow, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { EngineBudget } from '../queries/engine-budget.ts';
-import { EngineBusyError } from '../queries/engine.ts';
+import { EngineBudget } from '../queries/engine/budget.ts';
+import { EngineBusyError } from '../queries/engine/engine.ts';
 import { DataParameterError, DatasetUnavailableError, isOutOfTempSpace } from '../queries/errors.ts';
-import { TempBudgetFullError } from '../queries/temp-budget.ts';
+import { TempBudgetFullError } from '../queries/engine/temp-budget.ts';
 import { Problem } from './problems.ts';
 
 export interface RequestLimits {

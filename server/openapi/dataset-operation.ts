@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { wireColumns, type DatasetDescriptor } from '../../datasets/index.ts';
-import { csvHeader } from '../../queries/compile.ts';
-import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/compile-columnar.ts';
+import { csvHeader } from '../../queries/sql/compile.ts';
+import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/sql/compile-columnar.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { MEDIA_TYPES } from '../media-types.ts';
 import { datasetQuerySchema } from '../query-params.ts';

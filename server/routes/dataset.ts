@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { csvHeader } from '../../queries/compile.ts';
-import { prepareExtract, type Extract } from '../../queries/extract.ts';
+import { csvHeader } from '../../queries/sql/compile.ts';
+import { prepareExtract, type Extract } from '../../queries/stream/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';

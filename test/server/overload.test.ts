@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EngineBusyError, type Lease } from '../../queries/engine.ts';
+import { EngineBusyError, type Lease } from '../../queries/engine/engine.ts';
 import { atCapacity, heldRefusal } from '../../server/request-signal.ts';
 import { captureLogs } from '../helpers/logs.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';

@@ -1,0 +1,170 @@
+import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
+import { columnarFields } from './compile-columnar.ts';
+import { filterClauses, type RowFilter } from './filter-sql.ts';
+import { formatInstant, type Instant } from '../instant.ts';
+import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
+
+/** `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
+export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
+export type { RowFilter } from './filter-sql.ts';
+
+export const isColumnar = (f: Format): f is 'parquet' | 'arrow' => f === 'parquet' || f === 'arrow';
+
+/** Everything a query needs, decided by the preflight; compile functions are pure over it. */
+export interface QuerySpec {
+  descriptor: DatasetDescriptor;
+  dataDir: string;
+  /** Filters on file columns and geometry, values already validated. */
+  filters: readonly RowFilter[];
+  /** Values of wire-only columns taken from request parameters (e.g. series). */
+  params: Readonly<Record<string, string>>;
+  /** Files of the sensor-stations dataset, when readings need their station's point. */
+  stationFiles: readonly string[] | null;
+}
+
+export interface Compiled {
+  sql: string;
+  params: string[];
+}
+
+const T = 't';
+const col = (name: string) => `${T}.${ident(name)}`;
+
+function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
+  const bind = (value: string) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const clauses: string[] = [];
+  const time = spec.descriptor.time;
+  if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
+  if (time && to !== null) clauses.push(`${col(time.column)} < ${bind(formatInstant(to))}::TIMESTAMPTZ`);
+  clauses.push(...filterClauses(spec.descriptor, spec.filters, col, bind));
+  return clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+}
+
+const orderBy = (d: DatasetDescriptor) => ` ORDER BY ${d.orderBy.map(col).join(', ')}`;
+
+/** Exact count of rows in [from, to) that match the filters, per file (files without rows are absent). */
+export function compileCountByFile(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const source = readParquet(files, spec.dataDir, true);
+  return { sql: `SELECT ${T}.${ident(SOURCE_FILE_COLUMN)} AS file, count(*)::BIGINT AS n FROM ${source} AS ${T}${where} GROUP BY 1`, params };
+}
+
+/** Exact count of rows in [from, to) that match the filters. */
+export function compileCount(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  return { sql: `SELECT count(*)::BIGINT AS n FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}`, params };
+}
+
+/**
+ * The distinct shapes (MD5 of the WKB, WKB) of rows in [from, to) that pass the filters, a box
+ * among them by envelope only: the candidates whose exact test is left to JavaScript.
+ */
+export function compileShapeCandidates(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'wkb') throw new Error(`${spec.descriptor.name} has no WKB geometry`);
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const wkb = `ST_AsWKB(${col(g.column)})`;
+  return { sql: `SELECT DISTINCT md5(${wkb}) AS k, ${wkb} AS wkb FROM ${readParquet(files, spec.dataDir)} AS ${T}${where} ORDER BY 1`, params };
+}
+
+/** Time (epoch µs) of the row at 0-based position `offset` in the total order: where a cut falls. */
+export function compileTimeAt(spec: QuerySpec, files: readonly string[], from: Instant, to: Instant, offset: number): Compiled {
+  const time = spec.descriptor.time;
+  if (!time) throw new Error(`${spec.descriptor.name} has no time axis`);
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}${orderBy(spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(offset)}`;
+  return { sql, params };
+}
+
+function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
+  if (!c.computed) return col(c.name);
+  if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';
+  params.push(spec.params[c.computed.param] ?? '');
+  return `CAST($${params.length} AS VARCHAR)`;
+}
+
+/** One text (or native) column per CSV field; DuckDB's CSV writer quotes and writes nulls as empty fields. */
+function csvFields(spec: QuerySpec, params: string[]): string {
+  return wireColumns(spec.descriptor)
+    .map((c, i) => `${csvField(c, valueExpr(c, spec, params))} AS c${i}`)
+    .join(', ');
+}
+
+/** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
+const pointJson = (lat: string, lon: string) =>
+  `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
+
+const columnarSelect = (spec: QuerySpec, format: 'parquet' | 'arrow', params: string[]): string =>
+  columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), format);
+
+const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
+
+/**
+ * A Feature as text columns. WKB geometry is decoded in JavaScript (no spatial extension here),
+ * so that dataset yields (head, wkb, tail); every other yields the whole Feature in one column.
+ */
+function featureColumns(spec: QuerySpec, params: string[]): string {
+  const d = spec.descriptor;
+  const props = wireColumns(d).map((c) => `${sqlString(c.name)}, ${jsonValue(c, valueExpr(c, spec, params))}`);
+  const id = d.featureId ? `'"id":' || coalesce(to_json(${col(d.featureId)}), 'null') || ','` : `''`;
+  const head = `'{"type":"Feature",' || ${id} || '"geometry":'`;
+  const tail = `',"properties":' || json_object(${props.join(', ')}) || '}'`;
+  const g = d.geometry;
+  if (g.kind === 'wkb') return `${head} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${tail} AS tail`;
+  const geometry =
+    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson('s.lat', 's.lon') : `'null'`;
+  return `${head} || ${geometry} || ${tail} AS feature`;
+}
+
+function stationJoin(spec: QuerySpec): string {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'station' || !spec.stationFiles || !hasStations(spec)) return '';
+  // min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied.
+  const stations = `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
+  return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
+}
+
+/**
+ * The ordered rows of one partition group, already encoded as text by DuckDB. `stored` order skips
+ * the sort: only for files checked to hold their rows in ascending order key, one per partition,
+ * listed in partition order (a scan, filter and LIMIT keep DuckDB's insertion order; a join may not).
+ */
+export function compileRows(
+  spec: QuerySpec,
+  files: readonly string[],
+  format: Format,
+  from: Instant | null,
+  to: Instant | null,
+  limit: number | null,
+  order: 'sort' | 'stored' = 'sort',
+): Compiled {
+  const params: string[] = [];
+  const select = format === 'csv' ? csvFields(spec, params) : isColumnar(format) ? columnarSelect(spec, format, params) : featureColumns(spec, params);
+  const join = format === 'geojson' ? stationJoin(spec) : '';
+  const where = compileWhere(spec, from, to, params);
+  const sort = order === 'stored' && join === '' ? '' : orderBy(spec.descriptor);
+  const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;
+  const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
+  return { sql, params };
+}
+
+/**
+ * The group's rows written by DuckDB's own CSV writer into `target` (a temp file): formatting and
+ * quoting stay native, and the rows never become JavaScript values. GeoJSON Features are written
+ * one per line, each prefixed with the separating comma; the control-character delimiter and quote
+ * never trigger quoting because JSON text escapes every control character.
+ */
+export function compileCopy(rows: Compiled, format: Format, target: string, tempDir: string): Compiled {
+  const options = format === 'csv' ? "FORMAT csv, HEADER false, QUOTE '\"', ESCAPE '\"'" : "FORMAT csv, HEADER false, DELIMITER '\x01', QUOTE '\x02', ESCAPE '\x02'";
+  const select = format === 'csv' ? rows.sql : `SELECT ',' || feature FROM (${rows.sql})`;
+  return { sql: `COPY (${select}) TO ${quoteFilePath(target, tempDir, 'TEMP_DIR')} (${options})`, params: rows.params };
+}
+
+export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

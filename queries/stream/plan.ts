@@ -1,0 +1,70 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { compileCount, compileCountByFile, compileTimeAt, type Compiled, type QuerySpec } from '../sql/compile.ts';
+import type { Instant } from '../instant.ts';
+import type { Partition } from '../files/partitions.ts';
+import type { Window } from '../window.ts';
+
+export interface Cut {
+  returned: number;
+  to: Instant | null;
+  limit: number | null;
+  next: Window | null;
+}
+
+async function scalar(c: DuckDBConnection, q: Compiled): Promise<bigint | null> {
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
+  const v = rows[0]?.[0];
+  return typeof v === 'bigint' ? v : null;
+}
+
+export async function countByFile(c: DuckDBConnection, spec: QuerySpec, partitions: Partition[], w: Window | null): Promise<Map<string, number>> {
+  const files = partitions.flatMap((p) => p.files.map((f) => f.path));
+  if (files.length === 0) return new Map();
+  const q = compileCountByFile(spec, files, w?.from ?? null, w?.to ?? null);
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
+  return new Map(rows.map((r) => [String(r[0]), Number(r[1])]));
+}
+
+/** Where the response ends: all rows, or the rows before the first instant that would exceed the limit. */
+export async function findCut(c: DuckDBConnection, spec: QuerySpec, parts: Partition[], counts: number[], w: Window | null, limit: number): Promise<Cut> {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total <= limit) return { returned: total, to: w?.to ?? null, limit: null, next: null };
+  if (!w) return { returned: limit, to: null, limit, next: null };
+  let before = 0;
+  let i = 0;
+  while (before + counts[i]! <= limit) before += counts[i++]!;
+  const files = parts[i]!.files.map((f) => f.path);
+  const cutAt = await scalar(c, compileTimeAt(spec, files, w.from, w.to, limit - before));
+  if (cutAt === null) throw new Error('cut row vanished between count and cut');
+  const inside = Number((await scalar(c, compileCount(spec, files, w.from, cutAt))) ?? 0n);
+  if (before + inside === 0) return { returned: limit, to: cutAt + 1n, limit, next: null };
+  return { returned: before + inside, to: cutAt, limit: null, next: { from: cutAt, to: w.to } };
+}
+
+export interface FileGroup {
+  files: string[];
+  /** Every partition in the group is one file whose rows are stored in order: no sort needed. */
+  presorted: boolean;
+}
+
+/**
+ * Consecutive partitions with rows, grouped to about `groupRows` rows each: one ordered query per
+ * group (small sorts are cheaper than one global sort, and presorted groups need none). The first
+ * group is one partition alone, so the first byte leaves early.
+ */
+export function groupFiles(parts: readonly Partition[], counts: readonly number[], cutTo: Instant | null, groupRows: number, sortedFiles: ReadonlySet<string>): FileGroup[] {
+  const groups: FileGroup[] = [];
+  let rows = Infinity;
+  parts.forEach((p, i) => {
+    if (counts[i]! === 0 || (cutTo !== null && p.start >= cutTo)) return;
+    if (groups.length === 1 || rows >= groupRows) {
+      groups.push({ files: [], presorted: true });
+      rows = 0;
+    }
+    const group = groups.at(-1)!;
+    group.files.push(...p.files.map((f) => f.path));
+    group.presorted &&= p.files.length === 1 && sortedFiles.has(p.files[0]!.path);
+    rows += counts[i]!;
+  });
+  return groups;
+}
