@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { EngineBusyError } from '../errors.ts';
 import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
@@ -16,17 +17,6 @@ export interface EngineOptions {
    * the queue counts as full. Unset: only `maxQueued` bounds it.
    */
   maxQueueWaitMs?: number;
-}
-
-/** Every connection is busy and the wait queue is full: the service did not look (503). */
-export class EngineBusyError extends Error {
-  /**
-   * @param drainSeconds whole seconds until the requests waiting now would have been handed a
-   *   connection at the pace measured over the last seconds; null when none was handed out lately.
-   */
-  constructor(readonly drainSeconds: number | null) {
-    super('all connections busy and the wait queue is full');
-  }
 }
 
 export interface Lease {

@@ -1,9 +1,4 @@
-/** TEMP_DIR_MAX_MB is spent: the response was refused before its first byte (503). */
-export class TempBudgetFullError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('temporary disk budget spent');
-  }
-}
+import { TempBudgetFullError } from '../errors.ts';
 
 export interface Reservation {
   readonly bytes: number;

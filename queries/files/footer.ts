@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { UnreadableFileError } from '../errors.ts';
 import type { DataFile } from './partitions.ts';
 
 const MAGIC = 'PAR1';
-
-/** A file whose bytes are not a complete Parquet file (truncated, still being written, not Parquet). */
-export class UnreadableFileError extends Error {}
 
 /** The footer bytes of a Parquet file (schema, row groups, statistics, key-value metadata). */
 export async function readFooter(file: DataFile): Promise<Buffer> {

@@ -10,7 +10,8 @@ import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { DATA_VARY, MEDIA_TYPES } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
+import { atCapacity, toProblem } from '../problems.ts';
+import { requestSignal } from '../request-signal.ts';
 
 async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
   yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Engine, EngineBusyError, type Lease } from '../../../queries/engine/engine.ts';
+import { Engine, type Lease } from '../../../queries/engine/engine.ts';
+import { EngineBusyError } from '../../../queries/errors.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 
 let engines: Engine[] = [];

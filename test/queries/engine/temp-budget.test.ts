@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TempBudget, TempBudgetFullError } from '../../../queries/engine/temp-budget.ts';
+import { TempBudgetFullError } from '../../../queries/errors.ts';
+import { TempBudget } from '../../../queries/engine/temp-budget.ts';
 
 describe('TempBudget', () => {
   it('refuses a reservation beyond the budget, and takes it once enough is released', () => {
