@@ -2,7 +2,6 @@
 // generator is keyed by epoch day so that no local time zone can leak into the output.
 
 export const MS_PER_DAY = 86_400_000;
-export const MS_PER_MINUTE = 60_000;
 
 export function parseDay(text: string): number {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) throw new Error(`not a YYYY-MM-DD day: ${text}`);
