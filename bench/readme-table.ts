@@ -1,10 +1,10 @@
-// Prints the README's Performance table (markdown) from a bench report:
+// Prints the bench table of docs/performance.md (markdown) from a bench report:
 //   node --import tsx bench/readme-table.ts var/bench.json
-// so the table in the README is always a measured one, never typed by hand.
+// so the table in docs/performance.md is always a measured one, never typed by hand.
 import { readFile } from 'node:fs/promises';
 import { formatValue, verdict, type Figure, type Machine } from './table.ts';
 
-/** The wording of each row, so the README reads like the table it answers. */
+/** The wording of each row, so docs/performance.md reads like the table it answers. */
 const ROWS: Record<number, string> = {
   1: 'one-year hotspot CSV over HTTP',
   2: 'same, server peak RSS',

@@ -121,7 +121,7 @@ export class Engine {
    * Full by count (`maxQueued`), or by time: with requests already waiting, one more would wait
    * longer than `maxQueueWaitMs` at the pace they are served now. Closed-loop clients refused at
    * once come straight back, and answering them takes the time the queued ones need: a queue
-   * bounded by time keeps the goodput where a short one let it collapse (measured: see README).
+   * bounded by time keeps the goodput where a short one let it collapse (measured: docs/performance.md).
    */
   private queueFull(): boolean {
     if (this.waiters.length >= this.maxQueued) return true;
