@@ -5,8 +5,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DemoOptions } from '../demo/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config.ts';
+import { isArgsError, UsageError } from '../shared/command-io.ts';
 import { demoKey } from './demo-key.ts';
-import { KEYS_USAGE, KeysUsageError, keysCommand } from './keys.ts';
+import { KEYS_USAGE, keysCommand } from './keys.ts';
 
 const USAGE = `Usage: fire-api <command> [options]
 
@@ -33,8 +34,6 @@ ${KEYS_USAGE}
 
 const out = (text: string) => process.stdout.write(text + '\n');
 const err = (text: string) => process.stderr.write(text + '\n');
-
-class UsageError extends Error {}
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
@@ -108,12 +107,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'ingest') return void (process.exitCode = await (await import('./ingest/ingest-command.ts')).ingestCommand(rest, process.env));
   if (command === 'compact') return void (process.exitCode = await (await import('./compact-command.ts')).compactCommand(rest, process.env));
   if (command === 'check') {
-    const { checkCommand, CheckUsageError } = await import('./check.ts');
-    const code = await checkCommand(rest, () => loadConfig().dataDir, out).catch((e: Error) => {
-      if (e instanceof CheckUsageError) throw new UsageError(e.message);
-      throw e;
-    });
-    return void (process.exitCode = code);
+    const { checkCommand } = await import('./check.ts');
+    return void (process.exitCode = await checkCommand(rest, () => loadConfig().dataDir, out));
   }
   if (command === 'serve' || command === 'start') {
     const config = loadConfig();
@@ -125,13 +120,12 @@ async function main(argv: string[]): Promise<void> {
   throw new UsageError(`unknown command '${command}'`);
 }
 
-main(process.argv.slice(2)).catch((e: Error) => {
-  const badArgs = String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
-  if (e instanceof UsageError || e instanceof KeysUsageError || e instanceof ConfigError || badArgs) {
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (isArgsError(e) || e instanceof ConfigError) {
     err(`fire-api: ${e.message}`);
     if (!(e instanceof ConfigError)) err(USAGE);
     process.exit(2);
   }
-  err(`fire-api: ${e.stack ?? String(e)}`);
+  err(`fire-api: ${(e as Error).stack ?? String(e)}`);
   process.exit(1);
 });
