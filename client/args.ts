@@ -141,5 +141,3 @@ export function parseVerifyArgs(args: string[], env: NodeJS.ProcessEnv): VerifyO
     json: v.json === true,
   };
 }
-
-export { isArgsError } from '../shared/command-io.ts';
