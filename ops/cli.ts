@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { FastifyBaseLogger } from 'fastify';
 import { DemoOptions } from '../demo/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config.ts';
@@ -58,32 +57,15 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
   err(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function serve(config: Config, demo: boolean): Promise<void> {
-  const key = demo ? await demoKey(config.keysFile) : null;
-  const { buildApp } = await import('../server/app.ts');
-  const { shutDown, trackOpenResponses } = await import('../server/shutdown.ts');
-  const { app } = await buildApp(config);
-  const open = trackOpenResponses(app);
-  const stop = async () => {
-    await shutDown(app, open, config.shutdownGraceMs);
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  await app.listen({ host: config.host, port: config.port });
-  checkIoThreads(config, app.log);
+/** `serve`, or `start`: demo data when DATA_DIR holds no dataset and a demo key, then serve and say how to try it. */
+async function serveCommand(start: boolean): Promise<void> {
+  const config = loadConfig();
+  if (start && !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)))) await demoData([], config.dataDir);
+  const key = start ? await demoKey(config.keysFile) : null;
+  // Loaded on demand, like the demo writer: the other commands start without the service.
+  const { serve } = await import('../server/serve.ts');
+  await serve(config);
   if (key) printWelcome(config, key.key, key.issued);
-}
-
-/**
- * DuckDB statements hold a libuv pool thread each while they run, and file reads need one too:
- * bin/fire-api.js sizes the pool before it starts unless the operator set UV_THREADPOOL_SIZE.
- */
-function checkIoThreads(config: Config, log: FastifyBaseLogger): void {
-  const ioThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-  const wanted = config.duckdbConnections + 4;
-  if (ioThreads >= wanted) return log.info({ ioThreads }, 'I/O thread pool');
-  log.warn({ ioThreads, duckdbConnections: config.duckdbConnections }, `UV_THREADPOOL_SIZE ${ioThreads} is below DUCKDB_CONNECTIONS + 4 (${wanted}): busy queries will delay file reads`);
 }
 
 function printWelcome(config: Config, key: string, issued: boolean): void {
@@ -110,12 +92,7 @@ async function main(argv: string[]): Promise<void> {
     const { checkCommand } = await import('./check.ts');
     return void (process.exitCode = await checkCommand(rest, () => loadConfig().dataDir, out));
   }
-  if (command === 'serve' || command === 'start') {
-    const config = loadConfig();
-    const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));
-    if (command === 'start' && empty) await demoData([], config.dataDir);
-    return serve(config, command === 'start');
-  }
+  if (command === 'serve' || command === 'start') return serveCommand(command === 'start');
   if (command === undefined || command === 'help' || command === '--help') return void out(USAGE);
   throw new UsageError(`unknown command '${command}'`);
 }
