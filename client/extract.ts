@@ -8,18 +8,10 @@ import { ClientError } from './errors.ts';
 import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { checkPage, fetchPage } from './extract-page.ts';
+import type { ExtractRun } from './extract-run.ts';
 import { fileSize, OutputFile } from './output-file.ts';
 import { Progress } from './progress.ts';
 import { describeIdentity, loadState, newState, rowsDone, sameIdentity, saveState, type Identity, type ResumeState } from './resume-state.ts';
-
-export interface ExtractRun {
-  opts: ExtractOptions;
-  paths: ExtractPaths;
-  client: HttpClient;
-  state: ResumeState;
-  out: OutputFile;
-  progress: Progress;
-}
 
 const identityOf = (o: ExtractOptions): Identity => ({ service: o.service, dataset: o.dataset, format: o.format, from: o.from, to: o.to, parameters: o.parameters });
 
