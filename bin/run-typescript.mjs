@@ -1,5 +1,6 @@
 // The command itself, in TypeScript, loaded through tsx once bin/fire-api.js has prepared the process.
-// Two programs share the command: the extract/verify client (client/) and the service (server/).
+// Two programs share the command: the extract/verify client (client/) and the operator's commands,
+// serving included (ops/cli.ts).
 import { register } from 'tsx/esm/api';
 
 register();

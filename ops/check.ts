@@ -9,8 +9,7 @@ import { FileChecker } from '../queries/files/check.ts';
 import { fileState, type FailingFile } from '../queries/files/states.ts';
 import { listDatasetFiles } from '../queries/files/partitions.ts';
 import { checkFiles, type CheckedFile } from '../queries/files/warm-checks.ts';
-
-export class CheckUsageError extends Error {}
+import { UsageError } from '../shared/command-io.ts';
 
 /** One dataset's files as `fire-api check` reports them; paths relative to the data folder. */
 export interface DatasetCheck {
@@ -84,13 +83,13 @@ function describeCheck(r: DatasetCheck): string[] {
   return lines;
 }
 
-/** `fire-api check`: the exit code (0 all servable, 1 any failing); usage errors throw CheckUsageError. */
+/** `fire-api check`: the exit code (0 all servable, 1 any failing); usage errors throw UsageError. */
 export async function checkCommand(args: string[], defaultDataDir: () => string, out: (text: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, dataset: { type: 'string' }, json: { type: 'boolean' } } });
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
-  if (!(await stat(dataDir).then((s) => s.isDirectory(), () => false))) throw new CheckUsageError(`no data folder at ${dataDir}`);
+  if (!(await stat(dataDir).then((s) => s.isDirectory(), () => false))) throw new UsageError(`no data folder at ${dataDir}`);
   const datasets = values.dataset === undefined ? DATASETS : DATASETS.filter((d) => d.name === values.dataset);
-  if (datasets.length === 0) throw new CheckUsageError(`unknown dataset '${values.dataset}'; valid: ${DATASETS.map((d) => d.name).join(', ')}`);
+  if (datasets.length === 0) throw new UsageError(`unknown dataset '${values.dataset}'; valid: ${DATASETS.map((d) => d.name).join(', ')}`);
   const reports = await checkData(dataDir, datasets);
   if (values.json) out(JSON.stringify({ dataDir, datasets: reports }, null, 2));
   else for (const r of reports) out(describeCheck(r).join('\n'));

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { FastifyBaseLogger } from 'fastify';
 import { DemoOptions } from '../demo/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config.ts';
+import { isArgsError, UsageError } from '../shared/command-io.ts';
 import { demoKey } from './demo-key.ts';
-import { KEYS_USAGE, KeysUsageError, keysCommand } from './keys.ts';
+import { KEYS_USAGE, keysCommand } from './keys.ts';
 
 const USAGE = `Usage: fire-api <command> [options]
 
@@ -34,8 +34,6 @@ ${KEYS_USAGE}
 const out = (text: string) => process.stdout.write(text + '\n');
 const err = (text: string) => process.stderr.write(text + '\n');
 
-class UsageError extends Error {}
-
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 async function demoData(args: string[], fallbackOut?: string): Promise<void> {
@@ -59,32 +57,15 @@ async function demoData(args: string[], fallbackOut?: string): Promise<void> {
   err(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function serve(config: Config, demo: boolean): Promise<void> {
-  const key = demo ? await demoKey(config.keysFile) : null;
-  const { buildApp } = await import('../server/app.ts');
-  const { shutDown, trackOpenResponses } = await import('../server/shutdown.ts');
-  const { app } = await buildApp(config);
-  const open = trackOpenResponses(app);
-  const stop = async () => {
-    await shutDown(app, open, config.shutdownGraceMs);
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  await app.listen({ host: config.host, port: config.port });
-  checkIoThreads(config, app.log);
+/** `serve`, or `start`: demo data when DATA_DIR holds no dataset and a demo key, then serve and say how to try it. */
+async function serveCommand(start: boolean): Promise<void> {
+  const config = loadConfig();
+  if (start && !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)))) await demoData([], config.dataDir);
+  const key = start ? await demoKey(config.keysFile) : null;
+  // Loaded on demand, like the demo writer: the other commands start without the service.
+  const { serve } = await import('../server/serve.ts');
+  await serve(config);
   if (key) printWelcome(config, key.key, key.issued);
-}
-
-/**
- * DuckDB statements hold a libuv pool thread each while they run, and file reads need one too:
- * bin/fire-api.js sizes the pool before it starts unless the operator set UV_THREADPOOL_SIZE.
- */
-function checkIoThreads(config: Config, log: FastifyBaseLogger): void {
-  const ioThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-  const wanted = config.duckdbConnections + 4;
-  if (ioThreads >= wanted) return log.info({ ioThreads }, 'I/O thread pool');
-  log.warn({ ioThreads, duckdbConnections: config.duckdbConnections }, `UV_THREADPOOL_SIZE ${ioThreads} is below DUCKDB_CONNECTIONS + 4 (${wanted}): busy queries will delay file reads`);
 }
 
 function printWelcome(config: Config, key: string, issued: boolean): void {
@@ -108,30 +89,20 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'ingest') return void (process.exitCode = await (await import('./ingest/ingest-command.ts')).ingestCommand(rest, process.env));
   if (command === 'compact') return void (process.exitCode = await (await import('./compact-command.ts')).compactCommand(rest, process.env));
   if (command === 'check') {
-    const { checkCommand, CheckUsageError } = await import('./check.ts');
-    const code = await checkCommand(rest, () => loadConfig().dataDir, out).catch((e: Error) => {
-      if (e instanceof CheckUsageError) throw new UsageError(e.message);
-      throw e;
-    });
-    return void (process.exitCode = code);
+    const { checkCommand } = await import('./check.ts');
+    return void (process.exitCode = await checkCommand(rest, () => loadConfig().dataDir, out));
   }
-  if (command === 'serve' || command === 'start') {
-    const config = loadConfig();
-    const empty = !DATASETS.some((d) => existsSync(path.join(config.dataDir, d.name)));
-    if (command === 'start' && empty) await demoData([], config.dataDir);
-    return serve(config, command === 'start');
-  }
+  if (command === 'serve' || command === 'start') return serveCommand(command === 'start');
   if (command === undefined || command === 'help' || command === '--help') return void out(USAGE);
   throw new UsageError(`unknown command '${command}'`);
 }
 
-main(process.argv.slice(2)).catch((e: Error) => {
-  const badArgs = String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
-  if (e instanceof UsageError || e instanceof KeysUsageError || e instanceof ConfigError || badArgs) {
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (isArgsError(e) || e instanceof ConfigError) {
     err(`fire-api: ${e.message}`);
     if (!(e instanceof ConfigError)) err(USAGE);
     process.exit(2);
   }
-  err(`fire-api: ${e.stack ?? String(e)}`);
+  err(`fire-api: ${(e as Error).stack ?? String(e)}`);
   process.exit(1);
 });

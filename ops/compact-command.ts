@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { processIo, UsageError, type ClientIo } from '../shared/command-io.ts';
+import { parseCommandArgs, processIo, UsageError, type ClientIo } from '../shared/command-io.ts';
 import { parseInstant } from '../queries/instant.ts';
 import { compact, type CompactOptions, type CompactSummary } from './compact.ts';
-import { busyExit, count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from './ops-io.ts';
+import { busyExit, count, dataDirFrom, datasetNamed, statusLine } from './ops-io.ts';
 
 export const COMPACT_USAGE = `Usage: fire-api compact <dataset> [options]
   --data-dir DIR      dataset root (default DATA_DIR)

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
+import { UsageError } from '../shared/command-io.ts';
 import { issueKey, keyState, revokeKey } from '../server/keys/key-admin.ts';
 import { readRegistry, type KeyRecord } from '../server/keys/registry-file.ts';
-
-export class KeysUsageError extends Error {}
 
 export const KEYS_USAGE = `  keys issue --name N --institution I --purpose P --email E [--days D]
                              Issue a key (default 365 days); prints the key alone on stdout
@@ -17,7 +16,7 @@ const describe = (r: KeyRecord) => ({ ...r, sha256: undefined, state: keyState(r
 
 function required(values: Record<string, string | boolean | undefined>, names: string[]): Record<string, string> {
   const missing = names.filter((n) => typeof values[n] !== 'string' || values[n] === '');
-  if (missing.length) throw new KeysUsageError(`keys issue needs ${missing.map((m) => `--${m}`).join(', ')}`);
+  if (missing.length) throw new UsageError(`keys issue needs ${missing.map((m) => `--${m}`).join(', ')}`);
   return Object.fromEntries(names.map((n) => [n, String(values[n])]));
 }
 
@@ -26,7 +25,7 @@ async function issue(file: string, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options });
   const holder = required(values, ['name', 'institution', 'purpose', 'email']) as { name: string; institution: string; purpose: string; email: string };
   const days = values.days === undefined ? 365 : Number(values.days);
-  if (!Number.isInteger(days) || days < 1) throw new KeysUsageError('--days must be a whole number of days >= 1');
+  if (!Number.isInteger(days) || days < 1) throw new UsageError('--days must be a whole number of days >= 1');
   const { key, record } = await issueKey(file, holder, days);
   err(`issued key ${record.id} for ${record.name} (${record.institution}), expires ${record.expiresAtUtc}`);
   err('the key is shown once, below; only its hash is stored');
@@ -34,9 +33,9 @@ async function issue(file: string, args: string[]): Promise<void> {
 }
 
 async function find(file: string, id: string | undefined): Promise<KeyRecord> {
-  if (!id) throw new KeysUsageError('give the key id (8 characters, as in `keys list`)');
+  if (!id) throw new UsageError('give the key id (8 characters, as in `keys list`)');
   const record = (await readRegistry(file)).keys.find((k) => k.id === id);
-  if (!record) throw new KeysUsageError(`no key with id ${id}`);
+  if (!record) throw new UsageError(`no key with id ${id}`);
   return record;
 }
 
@@ -59,5 +58,5 @@ export async function keysCommand(file: string, args: string[]): Promise<void> {
     const record = await revokeKey(file, rest[0]!);
     return void err(`key ${record?.id} revoked at ${record?.revokedAtUtc}`);
   }
-  throw new KeysUsageError(`unknown keys command '${sub ?? ''}'`);
+  throw new UsageError(`unknown keys command '${sub ?? ''}'`);
 }

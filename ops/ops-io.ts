@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { DATASETS, type DatasetDescriptor } from '../datasets/index.ts';
-import { isArgsError, UsageError, type ClientIo } from '../shared/command-io.ts';
+import { UsageError, type ClientIo } from '../shared/command-io.ts';
 import { loadConfig } from '../server/config.ts';
 import { DatasetBusyError } from './ops-lock.ts';
 
@@ -32,18 +32,6 @@ export function statusLine(io: ClientIo): { draw(text: string): void; clear(): v
 }
 
 export const count = (n: number): string => n.toLocaleString('en-US');
-
-/** The parsed options, or the exit code after --help (0) or a usage error (2), each printed with the usage text. */
-export function parseCommandArgs<T>(io: ClientIo, command: string, usage: string, args: string[], parse: () => T): T | number {
-  if (args.includes('--help') || args.includes('-h')) return io.stdout.write(usage), 0;
-  try {
-    return parse();
-  } catch (e) {
-    if (!isArgsError(e)) throw e;
-    io.stderr.write(`fire-api ${command}: ${e.message}\n\n${usage}`);
-    return 2;
-  }
-}
 
 /** Exit code 1 with one line when another ingest or compact holds the dataset; anything else is rethrown. */
 export function busyExit(io: ClientIo, command: string, e: unknown): number {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { processIo, UsageError, type ClientIo } from '../../shared/command-io.ts';
-import { busyExit, count, dataDirFrom, datasetNamed, parseCommandArgs, statusLine } from '../ops-io.ts';
+import { parseCommandArgs, processIo, UsageError, type ClientIo } from '../../shared/command-io.ts';
+import { busyExit, count, dataDirFrom, datasetNamed, statusLine } from '../ops-io.ts';
 import { ingest, type IngestOptions, type IngestSummary } from './ingest.ts';
 import { SOURCE_TYPES } from './sources.ts';
 
