@@ -9,7 +9,7 @@
 if (!process.env.UV_THREADPOOL_SIZE) {
   // DUCKDB_CONNECTIONS as server/config.ts reads it, with its default from the same module.
   const set = Number.parseInt(process.env.DUCKDB_CONNECTIONS ?? '', 10);
-  const connections = Number.isFinite(set) && set > 0 ? set : require('../shared/duckdb-connections.cjs').defaultDuckdbConnections();
+  const connections = Number.isFinite(set) && set > 0 ? set : require('../server/duckdb-connections.cjs').defaultDuckdbConnections();
   process.env.UV_THREADPOOL_SIZE = String(Math.max(16, connections + 8));
 }
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultDuckdbConnections } from '../shared/duckdb-connections.cjs';
+import { defaultDuckdbConnections } from './duckdb-connections.cjs';
 
 const Env = z.object({
   HOST: z.string().default('127.0.0.1'),

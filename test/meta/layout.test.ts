@@ -20,7 +20,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : Promise.resolve(/\.(ts|mjs)$/.test(e.name) ? [path.join(dir, e.name)] : []))),
+    entries.map((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : Promise.resolve(/\.(ts|mjs|cjs)$/.test(e.name) ? [path.join(dir, e.name)] : []))),
   );
   return nested.flat();
 }
@@ -31,7 +31,7 @@ async function importGraph(): Promise<Map<string, string[]>> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = await readFile(path.join(ROOT, file), 'utf8');
-    const specs = [...text.matchAll(/(?:from|import\()\s*'(\.\.?\/[^']+)'/g)].map((m) => m[1]!);
+    const specs = [...text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)].map((m) => m[1]!);
     graph.set(file, specs.map((s) => path.join(path.dirname(file), s)));
   }
   return graph;
