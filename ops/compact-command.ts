@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { parseCommandArgs, processIo, UsageError, type ClientIo } from '../shared/command-io.ts';
 import { parseInstant } from '../queries/instant.ts';
+import { ALL_TIME } from '../queries/window.ts';
 import { compact, type CompactOptions, type CompactSummary } from './compact.ts';
 import { busyExit, count, dataDirFrom, datasetNamed, statusLine } from './ops-io.ts';
 
@@ -30,7 +31,7 @@ function parseCompactArgs(args: string[], env: NodeJS.ProcessEnv): CompactOption
     if (t === null) throw new UsageError(`--${name} is not a date or timestamp: ${text}`);
     return t;
   };
-  const window = values.from === undefined && values.to === undefined ? null : { from: bound('from', -(2n ** 62n)), to: bound('to', 2n ** 62n) };
+  const window = values.from === undefined && values.to === undefined ? null : { from: bound('from', ALL_TIME.from), to: bound('to', ALL_TIME.to) };
   if (window && window.from >= window.to) throw new UsageError('--from must be before --to');
   if (window && !dataset.time) throw new UsageError(`${dataset.name} has no time partitions: --from/--to do not apply`);
   return { dataDir: dataDirFrom(values['data-dir'], env), dataset, window, dryRun: values['dry-run'] === true, json: values.json === true };

@@ -14,7 +14,7 @@ import { hashFooter } from '../queries/files/footer.ts';
 import { isDataFileName, listFiles, listKeyValues, listPartitions, type DataFile } from '../queries/files/partitions.ts';
 import { SUPERSEDES_KEY, supersededNames } from '../queries/files/superseded.ts';
 import { ident, quoteFilePath, sqlString } from '../queries/sql/sql.ts';
-import type { Window } from '../queries/window.ts';
+import { ALL_TIME, type Window } from '../queries/window.ts';
 import { withWriterDb, writeWithOneThread } from '../demo/writer-db.ts';
 import { withDatasetLock } from './ops-lock.ts';
 
@@ -53,7 +53,7 @@ async function partitionFolders(opts: CompactOptions): Promise<Folder[]> {
   const out: Folder[] = [];
   for (const dir of roots) {
     if (!d.time) out.push({ dir, range: null });
-    else for (const p of await listPartitions(dir, d, opts.window ?? { from: -(2n ** 62n), to: 2n ** 62n })) out.push({ dir: path.join(dir, `${d.time.partition}=${p.key}`), range: { start: p.start, end: p.end } });
+    else for (const p of await listPartitions(dir, d, opts.window ?? ALL_TIME)) out.push({ dir: path.join(dir, `${d.time.partition}=${p.key}`), range: { start: p.start, end: p.end } });
   }
   return out;
 }
