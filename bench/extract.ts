@@ -6,12 +6,13 @@ import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
+import { isArgsError } from '../shared/command-io.ts';
 import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { capacityFigures, capacityProblems } from './figures-capacity.ts';
 import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
 import { measure, planScenarios, type Measured, type Plan } from './measure.ts';
-import { BenchUsageError, parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
+import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
 import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
 import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
 
@@ -100,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await run(parseBenchArgs(argv));
   } catch (e) {
-    const usage = e instanceof BenchUsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+    const usage = isArgsError(e);
     process.stderr.write(`bench: ${usage ? (e as Error).message + '\n' + USAGE : ((e as Error).stack ?? String(e))}\n`);
     return usage ? 2 : 1;
   }

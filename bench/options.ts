@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { UsageError } from '../shared/command-io.ts';
 
 export interface BenchOptions {
   scale: number;
@@ -69,8 +70,6 @@ Scenarios (issue rows in brackets):
   M  one-year hotspot Arrow IPC stream (Accept) vs the same COPY; bytes per row beside A's CSV [14]
 `;
 
-export class BenchUsageError extends Error {}
-
 /** The repository root: the bench runs the project's own CLI from there, whatever the working directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -79,14 +78,14 @@ const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function parseDayText(text: string, name: string): number {
   const ms = Date.parse(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms) || dayText(ms) !== text) throw new BenchUsageError(`--${name} must be YYYY-MM-DD`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms) || dayText(ms) !== text) throw new UsageError(`--${name} must be YYYY-MM-DD`);
   return ms;
 }
 
 function positive(text: string | undefined, name: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new BenchUsageError(`--${name} must be a positive number`);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
   return n;
 }
 
@@ -136,7 +135,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
 function overloadLevels(text: string | undefined): number[] {
   if (text === undefined) return [10, 25, 50, 100];
   const levels = text.split(',').map((t) => Number(t.trim()));
-  if (levels.length === 0 || levels.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError('--overload-levels takes whole numbers of connections, e.g. 10,25,50,100');
+  if (levels.length === 0 || levels.some((n) => !Number.isInteger(n) || n <= 0)) throw new UsageError('--overload-levels takes whole numbers of connections, e.g. 10,25,50,100');
   return levels;
 }
 
@@ -144,7 +143,7 @@ function parseOnly(text: string | undefined): ScenarioId[] {
   if (text === undefined) return [...SCENARIO_IDS];
   const asked = text.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
   const unknown = asked.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
-  if (asked.length === 0 || unknown.length > 0) throw new BenchUsageError(`--only takes scenario ids among ${SCENARIO_IDS.join(',')}${unknown.length ? `; unknown: ${unknown.join(',')}` : ''}`);
+  if (asked.length === 0 || unknown.length > 0) throw new UsageError(`--only takes scenario ids among ${SCENARIO_IDS.join(',')}${unknown.length ? `; unknown: ${unknown.join(',')}` : ''}`);
   return SCENARIO_IDS.filter((id) => asked.includes(id));
 }
 
