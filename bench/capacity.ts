@@ -1,7 +1,7 @@
 import { hotspots } from '../datasets/hotspots.ts';
-import type { Plan } from './measure.ts';
 import { fullWindow, type BenchOptions, type ScenarioId } from './options.ts';
 import { runOverload, type OverloadResult } from './overload.ts';
+import type { Plan } from './plan.ts';
 import { extractPath, type ScenarioResult } from './scenario.ts';
 import { withServer, type ServerSetup } from './session.ts';
 import { runSlowReaders, type SlowReadersResult } from './slow-readers.ts';

@@ -11,8 +11,9 @@ import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { capacityFigures, capacityProblems } from './figures-capacity.ts';
 import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
-import { measure, planScenarios, type Measured, type Plan } from './measure.ts';
+import { measure, type Measured } from './measure.ts';
 import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
+import { planScenarios, type Plan } from './plan.ts';
 import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
 import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
 

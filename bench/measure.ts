@@ -2,16 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { hotspots } from '../datasets/hotspots.ts';
-import { sensorReadings } from '../datasets/sensor-readings.ts';
-import type { DatasetDescriptor } from '../datasets/index.ts';
 import { runAborts, type AbortsResult } from './aborts.ts';
 import { measureCapacity, type CapacityMeasured } from './capacity.ts';
 import { measureColdStart, type ColdStartResult } from './cold-start.ts';
 import { runConcurrent, type ConcurrentResult } from './concurrent.ts';
-import { countRows } from './data.ts';
 import { REFERENCE_THREADS } from './reference.ts';
 import { runGrowth, type GrowthResult } from './growth.ts';
-import { fullWindow, midMonthDayWindow, monthWindow, type BenchOptions, type DayWindow, type ScenarioId } from './options.ts';
+import { fullWindow, type BenchOptions, type ScenarioId } from './options.ts';
+import type { Plan } from './plan.ts';
 import { extractPath, measureRequest, runScenario, type ScenarioResult, type ScenarioSpec } from './scenario.ts';
 import type { ServerProcess } from './server-process.ts';
 import { prepareSetup, withServer, type ServerSetup, type Session } from './session.ts';
@@ -27,39 +25,6 @@ const ABORT_WINDOW_DAYS = 28;
 /** CSV is ~150 bytes a hotspot row, GeoJSON more: half a window's CSV is mid-stream in either format. */
 const CSV_BYTES_PER_ROW = 150;
 const MAX_ABORT_BYTES = 8 * 1024 * 1024;
-
-export interface Plan {
-  /** A, B, C, L and M, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
-  specs: ScenarioSpec[];
-  /** G's one-day window and its DuckDB count (its month is B's window, its year A's). */
-  day: { window: DayWindow; rows: number };
-}
-
-function timeColumn(d: DatasetDescriptor): string {
-  if (!d.time) throw new Error(`${d.name} has no time axis`);
-  return d.time.column;
-}
-
-/** Every window the bench asks for whole, with the row count DuckDB finds in it before the server is asked. */
-export async function planScenarios(o: BenchOptions, log: Log): Promise<Plan> {
-  const year = fullWindow(o);
-  const plan = [
-    { id: 'A', title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
-    { id: 'B', title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
-    { id: 'C', title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
-    { id: 'L', title: 'hotspots, whole window, Parquet (Accept)', d: hotspots, window: year, format: 'parquet' as const },
-    { id: 'M', title: 'hotspots, whole window, Arrow IPC stream (Accept)', d: hotspots, window: year, format: 'arrow' as const },
-  ];
-  const day = midMonthDayWindow(o);
-  const asks = [...plan.map((p) => ({ dataset: p.d.name, column: timeColumn(p.d), window: p.window })), { dataset: hotspots.name, column: timeColumn(hotspots), window: day }];
-  const counts = await countRows(o.dataDir, asks);
-  asks.forEach((a, i) => log(`rows (DuckDB count): ${a.dataset} ${a.window.from}..${a.window.to}: ${counts[i]!.toLocaleString('en')}`));
-  const specs = plan.map((p, i) => {
-    const { d, ...rest } = p;
-    return { ...rest, dataset: d.name, timeColumn: timeColumn(d), orderBy: d.orderBy, expectedRows: counts[i]! };
-  });
-  return { specs, day: { window: day, rows: counts[asks.length - 1]! } };
-}
 
 export interface Measured {
   extracts: ScenarioResult[];
