@@ -4,11 +4,12 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import { countRows } from './data.ts';
 import { fullWindow, midMonthDayWindow, monthWindow, type BenchOptions, type DayWindow } from './options.ts';
 import type { ScenarioSpec } from './scenario.ts';
+import type { ScenarioName } from './scenario-names.ts';
 
 export interface Plan {
-  /** A, B, C, L and M, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
+  /** The extracts compared with DuckDB's COPY, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
   specs: ScenarioSpec[];
-  /** G's one-day window and its DuckDB count (its month is B's window, its year A's). */
+  /** window-sizes' one-day window and its DuckDB count (its month is month-geojson's window, its year year-csv's). */
   day: { window: DayWindow; rows: number };
 }
 
@@ -21,11 +22,11 @@ function timeColumn(d: DatasetDescriptor): string {
 export async function planScenarios(o: BenchOptions, log: (line: string) => void): Promise<Plan> {
   const year = fullWindow(o);
   const plan = [
-    { id: 'A', title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
-    { id: 'B', title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
-    { id: 'C', title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
-    { id: 'L', title: 'hotspots, whole window, Parquet (Accept)', d: hotspots, window: year, format: 'parquet' as const },
-    { id: 'M', title: 'hotspots, whole window, Arrow IPC stream (Accept)', d: hotspots, window: year, format: 'arrow' as const },
+    { name: 'year-csv' as const, title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
+    { name: 'month-geojson' as const, title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
+    { name: 'year-readings-csv' as const, title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
+    { name: 'year-parquet' as const, title: 'hotspots, whole window, Parquet (Accept)', d: hotspots, window: year, format: 'parquet' as const },
+    { name: 'year-arrow' as const, title: 'hotspots, whole window, Arrow IPC stream (Accept)', d: hotspots, window: year, format: 'arrow' as const },
   ];
   const day = midMonthDayWindow(o);
   const asks = [...plan.map((p) => ({ dataset: p.d.name, column: timeColumn(p.d), window: p.window })), { dataset: hotspots.name, column: timeColumn(hotspots), window: day }];
@@ -36,4 +37,11 @@ export async function planScenarios(o: BenchOptions, log: (line: string) => void
     return { ...rest, dataset: d.name, timeColumn: timeColumn(d), orderBy: d.orderBy, expectedRows: counts[i]! };
   });
   return { specs, day: { window: day, rows: counts[asks.length - 1]! } };
+}
+
+/** The planned extract `name` (year-csv's window is the one-year window every load scenario reads). */
+export function planned(plan: Plan, name: ScenarioName): ScenarioSpec {
+  const spec = plan.specs.find((s) => s.name === name);
+  if (!spec) throw new Error(`${name} is not one of the planned extracts`);
+  return spec;
 }
