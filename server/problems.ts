@@ -87,7 +87,7 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
  * sent, with Retry-After counted from the moment it is sent. Under overload, clients that come
  * straight back after a 503 (scripts, load generators, retry loops without backoff) otherwise
  * make refusals the server's main work: thousands a second took the cores from the requests being
- * served (bench row 11 at 1,000 connections: 2 req/s of 200s at once, 60 req/s with a 2 s hold).
+ * served (the bench's overload scenario at 1,000 connections: 2 req/s of 200s at once, 60 req/s with a 2 s hold).
  * A held refusal costs a timer and an open socket; no connection, file or temp space is taken.
  */
 export async function heldRefusal(e: EngineBusyError, holdMs: number, retryAfterSeconds: number): Promise<Problem> {
