@@ -1,5 +1,6 @@
-import { arrowBody, parquetBody } from './columnar-stream.ts';
-import { compileCopy, compileRows, isColumnar, type QuerySpec } from '../sql/compile.ts';
+import { COLUMNAR_ASSEMBLIES } from './columnar-stream.ts';
+import { compileRows, type QuerySpec } from '../sql/compile.ts';
+import { compileCopy } from '../sql/compile-copy.ts';
 import { copyInto } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
@@ -8,6 +9,7 @@ import type { Cut, FileGroup } from './plan.ts';
 import type { Sources } from '../files/preflight.ts';
 import { writeFeatureRows } from './row-stream.ts';
 import type { Reservation } from '../engine/temp-budget.ts';
+import { FORMATS } from '../formats.ts';
 import { streamWrittenAhead } from './write-ahead.ts';
 
 export interface StreamPlan {
@@ -17,8 +19,6 @@ export interface StreamPlan {
   cut: Cut;
   /** This response's share of TEMP_DIR_MAX_MB, given back when the response ends. */
   reservation: Reservation;
-  /** CSV and text-only GeoJSON are written by DuckDB's COPY; WKB geometry goes through JavaScript. */
-  writesNatively: boolean;
 }
 
 /** Every file the preflight listed and checked for this response, the station files included. */
@@ -46,16 +46,19 @@ type Head = Omit<Extract, 'chunks' | 'dispose'>;
 /** A response whose groups are written ahead of the client into temp files, each on a connection leased for that write. */
 export function streamedExtract(ctx: ExtractContext, req: ExtractRequest, plan: StreamPlan, head: Head): Extract {
   const { spec, groups, cut } = plan;
+  const rules = FORMATS[req.format];
+  const native = rules.native(req.descriptor);
   const rows = (i: number) => {
     const g = groups[i]!;
-    return compileRows(spec, g.files, req.format, req.window?.from ?? null, cut.to, cut.limit, g.presorted ? 'stored' : 'sort');
+    return compileRows({ spec, files: g.files, select: rules.rows, from: req.window?.from ?? null, to: cut.to, limit: cut.limit, order: g.presorted ? 'stored' : 'sort' });
   };
   const verify = verifierOf(req.descriptor.name, plan.sources);
   const writeAhead = {
     tempDir: ctx.tempDir,
     waitLease: (signal: AbortSignal) => ctx.engine.acquireBulk(ctx.owner ?? '', signal),
     tryLease: () => ctx.engine.tryAcquireBulk(ctx.owner ?? ''),
-    maxInFlight: ctx.connectionsPerExtract,
+    // Rows built in JavaScript share one thread: a second group in flight would only add memory.
+    maxInFlight: native ? ctx.connectionsPerExtract : 1,
     aheadBytes: ctx.aheadBytes,
     expected: cut.returned,
     signal: ctx.signal,
@@ -64,19 +67,18 @@ export function streamedExtract(ctx: ExtractContext, req: ExtractRequest, plan: 
     verify: (i: number) => verify(groups[i]?.files ?? []),
   };
   const body = (keyValues: Readonly<Record<string, string>>): AsyncGenerator<Buffer> => {
-    if (isColumnar(req.format)) {
+    const body = rules.body;
+    if (body.kind === 'columnar') {
       const columnar = { descriptor: req.descriptor, tempDir: ctx.tempDir, groups: groups.length, rows, writeAhead };
-      return req.format === 'parquet' ? parquetBody(columnar, keyValues) : arrowBody(columnar, keyValues);
+      return COLUMNAR_ASSEMBLIES[body.assembly](columnar, keyValues);
     }
     return streamWrittenAhead({
       ...writeAhead,
       groups: groups.length,
-      write: plan.writesNatively
-        ? (i, c, target) => copyInto(c, compileCopy(rows(i), req.format, target, ctx.tempDir))
+      write: native
+        ? (i, c, target) => copyInto(c, compileCopy(rows(i), body.copy, target, ctx.tempDir))
         : (i, c, target, signal) => writeFeatureRows(c, rows(i), target, signal),
-      // Rows encoded in JavaScript share one thread: a second group in flight would only add memory.
-      maxInFlight: plan.writesNatively ? ctx.connectionsPerExtract : 1,
-      skipFirstBytes: req.format === 'geojson' ? 1 : 0,
+      skipFirstBytes: body.separator.length,
     });
   };
   let consumed = false;

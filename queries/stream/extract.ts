@@ -2,7 +2,9 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { Observation } from '../files/chain.ts';
-import { compileCopy, compileRows, type Format, type QuerySpec, type RowFilter } from '../sql/compile.ts';
+import { compileRows, type QuerySpec, type RowFilter } from '../sql/compile.ts';
+import { compileCopy } from '../sql/compile-copy.ts';
+import { FORMATS, wholeWindowBody, type Format, type TextBody } from '../formats.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import { listedFiles, streamedExtract, verifierOf } from './extract-stream.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
@@ -99,7 +101,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     lease?.release();
   };
   try {
-    const needsStations = req.format === 'geojson' && req.descriptor.geometry.kind === 'station';
+    const needsStations = FORMATS[req.format].stationPoints && req.descriptor.geometry.kind === 'station';
     const sources = await resolveSources(
       { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx, ctx.connectionsPerExtract - 1) },
       { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
@@ -108,7 +110,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       finish();
       return null;
     }
-    const cacheKey = ctx.rowsCache && req.cacheKey && writesNatively(req) ? req.cacheKey(sources) : null;
+    const cacheKey = ctx.rowsCache && req.cacheKey && wholeWindowBody(req.format, req.descriptor) ? req.cacheKey(sources) : null;
     const cached = cacheKey ? ctx.rowsCache!.get(cacheKey) : undefined;
     if (cached) {
       finish();
@@ -126,8 +128,9 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     };
     const spec = await resolveShapes(c, listed, parts.flatMap((p) => p.files.map((f) => f.path)), req.window);
     ctx.signal.throwIfAborted();
-    const whole = singleCopyGroup(ctx, req, sources);
-    if (whole) return await copyWholeWindow(ctx, req, spec, sources, whole, c, finish, cacheKey);
+    const body = wholeWindowBody(req.format, req.descriptor);
+    const whole = body && singleCopyGroup(ctx, sources);
+    if (body && whole) return await copyWholeWindow(ctx, req, spec, sources, whole, body, c, finish, cacheKey);
     const byFile = await countByFile(c, spec, parts, req.window);
     const counts = parts.map((p) => p.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
     ctx.signal.throwIfAborted();
@@ -139,7 +142,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     const reservation = ctx.tempBudget.reserve(ctx.aheadBytes);
     // Groups lease their own connections while they are written: none is held for the client.
     finish();
-    const plan = { spec, sources, groups, cut, reservation, writesNatively: writesNatively(req) };
+    const plan = { spec, sources, groups, cut, reservation };
     return streamedExtract(ctx, req, plan, {
       observation: sources.observation,
       dataVersion: pageVersion(sources, cut),
@@ -156,10 +159,10 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
 
 /**
  * A window whose files hold no more rows than one group, and no more than ROW_LIMIT, needs neither
- * a count nor a cut: null when that is not so (or the rows need JavaScript).
+ * a count nor a cut: null when that is not so.
  */
-function singleCopyGroup(ctx: ExtractContext, req: ExtractRequest, sources: Sources): FileGroup | null {
-  if (!writesNatively(req) || sources.fileRows === null || sources.fileRows > Math.min(ctx.rowLimit, ctx.groupRows)) return null;
+function singleCopyGroup(ctx: ExtractContext, sources: Sources): FileGroup | null {
+  if (sources.fileRows === null || sources.fileRows > Math.min(ctx.rowLimit, ctx.groupRows)) return null;
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   if (files.length === 0) return null;
   return { files, presorted: sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path)) };
@@ -204,6 +207,7 @@ async function copyWholeWindow(
   spec: QuerySpec,
   sources: Sources,
   group: FileGroup,
+  body: TextBody,
   c: DuckDBConnection,
   finish: () => void,
   cacheKey: string | null,
@@ -226,7 +230,7 @@ async function copyWholeWindow(
   let cause: { error: unknown } | null = null;
   try {
     const copies = slices.map((slice, i) =>
-      copyInto(connections[i]!, compileCopy(compileRows(spec, group.files, req.format, slice?.from ?? null, slice?.to ?? null, null, order), req.format, files[i]!, ctx.tempDir)).catch((e: unknown) => {
+      copyInto(connections[i]!, compileCopy(compileRows({ spec, files: group.files, select: FORMATS[req.format].rows, from: slice?.from ?? null, to: slice?.to ?? null, order }), body.copy, files[i]!, ctx.tempDir)).catch((e: unknown) => {
         cause ??= { error: e };
         // One slice failed: the others are wasted work (their connections are still ours here).
         connections.forEach((other, j) => j !== i && other.interrupt());
@@ -252,7 +256,7 @@ async function copyWholeWindow(
   }
   finish();
   const dataVersion = pageVersion(sources, { returned, to: w?.to ?? null, limit: null, next: null });
-  const skip = req.format === 'geojson' ? 1 : 0;
+  const skip = body.separator.length;
   if (cacheKey && ctx.rowsCache?.admit(cacheKey)) {
     const kept = await keepSmall(files, skip, ctx.rowsCache.maxEntryBytes);
     if (kept) {
@@ -322,12 +326,6 @@ export function idleHelpers(ctx: ExtractContext, wanted: number): Lease[] {
   }
   return helpers;
 }
-
-/**
- * CSV and text-only GeoJSON go through DuckDB's text writer; rows that need JavaScript (WKB
- * geometry) do not, and columnar responses are framed group by group (never a whole-window copy).
- */
-export const writesNatively = (req: ExtractRequest) => req.format === 'csv' || (req.format === 'geojson' && req.descriptor.geometry.kind !== 'wkb');
 
 /**
  * The version of what this response holds: the files of the partitions up to the cut (a cut
