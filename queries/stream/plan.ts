@@ -1,7 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compileCount, compileCountByFile, compileTimeAt, type Compiled, type QuerySpec } from '../sql/compile.ts';
 import type { Instant } from '../instant.ts';
+import { fingerprint } from '../files/footer.ts';
 import type { Partition } from '../files/partitions.ts';
+import type { Sources } from '../files/preflight.ts';
 import type { Window } from '../window.ts';
 
 export interface Cut {
@@ -67,4 +69,14 @@ export function groupFiles(parts: readonly Partition[], counts: readonly number[
     rows += counts[i]!;
   });
   return groups;
+}
+
+/**
+ * The version of what this response holds: the files of the partitions up to the cut (a cut
+ * response does not depend on later partitions, so a late file there does not change it).
+ */
+export function pageVersion(sources: Sources, cut: Pick<Cut, 'to'>): string {
+  const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
+  const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
+  return fingerprint([...hashes, ...sources.stationHashes]);
 }
