@@ -74,13 +74,22 @@ export function compileShapeCandidates(spec: QuerySpec, files: readonly string[]
   return { sql: `SELECT DISTINCT md5(${wkb}) AS k, ${wkb} AS wkb FROM ${readParquet(files, spec.dataDir)} AS ${T}${where} ORDER BY 1`, params };
 }
 
-/** Time (epoch µs) of the row at 0-based position `offset` in the total order: where a cut falls. */
-export function compileTimeAt(spec: QuerySpec, files: readonly string[], from: Instant, to: Instant, offset: number): Compiled {
-  const time = spec.descriptor.time;
-  if (!time) throw new Error(`${spec.descriptor.name} has no time axis`);
+export interface TimeAtQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  from: Instant;
+  to: Instant;
+  /** 0-based position of the row in the total order of the rows in [from, to) that pass the filters. */
+  offset: number;
+}
+
+/** Time (epoch µs) of the row at position `offset`: where a cut falls. */
+export function compileTimeAt(q: TimeAtQuery): Compiled {
+  const time = q.spec.descriptor.time;
+  if (!time) throw new Error(`${q.spec.descriptor.name} has no time axis`);
   const params: string[] = [];
-  const where = compileWhere(spec, from, to, params);
-  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}${orderBy(spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(offset)}`;
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${where}${orderBy(q.spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(q.offset)}`;
   return { sql, params };
 }
 

@@ -30,8 +30,8 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
   const byFile = await countByFile(c, spec, parts, req.window);
   const counts = parts.map((part) => part.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
   ctx.signal.throwIfAborted();
-  const cut = await findCut(c, spec, parts, counts, req.window, ctx.rowLimit);
-  const groups = groupFiles(parts, counts, cut.to, ctx.groupRows, sources.sortedFiles);
+  const cut = await findCut(c, { spec, partitions: parts, counts, window: req.window, rowLimit: ctx.rowLimit });
+  const groups = groupFiles({ partitions: parts, counts, cutTo: cut.to, groupRows: ctx.groupRows, sortedFiles: sources.sortedFiles });
   ctx.signal.throwIfAborted();
   // A file that changed since it was listed is still a status code here, not a cut transfer.
   await assertFilesUnchanged(req.descriptor.name, listedFiles(sources));

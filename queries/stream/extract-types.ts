@@ -36,6 +36,12 @@ export interface ExtractContext {
   owner?: string;
 }
 
+/** What the data decided for a response: the version of its files and the folder value (e.g. the default model). */
+export interface DataVersion {
+  dataVersion: string;
+  folderValue: string | null;
+}
+
 export interface ExtractRequest {
   descriptor: DatasetDescriptor;
   window: Window | null;
@@ -47,9 +53,9 @@ export interface ExtractRequest {
    * Asked once the files are known and fingerprinted, before any row is counted: true means the
    * client's copy is current (If-None-Match), so no query runs and prepareExtract returns null.
    */
-  isFresh?: (version: { dataVersion: string; folderValue: string | null }) => boolean;
+  isFresh?: (version: DataVersion) => boolean;
   /** The response's entity tag for this version: the key of its rows in the rows cache. */
-  cacheKey?: (version: { dataVersion: string; folderValue: string | null }) => string;
+  cacheKey?: (version: DataVersion) => string;
 }
 
 export interface Extract {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
-import { prepareExtract, type Extract } from '../../queries/stream/extract.ts';
+import { prepareExtract, type DataVersion, type Extract } from '../../queries/stream/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
@@ -81,7 +81,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       folderValue: q.folderValue,
       params: q.params,
       isFresh: fresh.isFresh,
-      cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
+      cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
     };
     const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {

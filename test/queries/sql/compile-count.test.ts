@@ -91,7 +91,7 @@ describe('compileTimeAt', () => {
     '2025-08-02T05:00:00Z',
   ];
   const timeAt = async (s: ReturnType<typeof spec>, from: string, to: string, offset: number) => {
-    const result = await rows(c, compileTimeAt(s, [...files].reverse(), at(from), at(to), offset));
+    const result = await rows(c, compileTimeAt({ spec: s, files: [...files].reverse(), from: at(from), to: at(to), offset }));
     return result.length ? formatInstant(result[0]![0] as bigint) : null;
   };
 
@@ -110,6 +110,6 @@ describe('compileTimeAt', () => {
   });
 
   it('refuses a dataset without time', () => {
-    expect(() => compileTimeAt(spec(sensorStations, dataDir), [], 0n, 1n, 0)).toThrow(/no time axis/);
+    expect(() => compileTimeAt({ spec: spec(sensorStations, dataDir), files: [], from: 0n, to: 1n, offset: 0 })).toThrow(/no time axis/);
   });
 });
