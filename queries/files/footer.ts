@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 const MAGIC = 'PAR1';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { FileVerdict } from './check.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 /** Where a checked file stands: servable and stored in order, servable but sorted on the fly, or failing. */
 export type FileState = 'ok' | 'failing' | 'unsorted';

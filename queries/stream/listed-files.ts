@@ -1,5 +1,5 @@
 import { assertFilesUnchanged } from '../files/identity.ts';
-import type { DataFile } from '../files/partitions.ts';
+import type { DataFile } from '../files/data-file.ts';
 import type { Sources } from '../files/preflight.ts';
 
 /** Every file the preflight listed and checked for this response, the station files included. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { fingerprint, hashFooter, UnreadableFileError } from '../../../queries/files/footer.ts';
-import type { DataFile } from '../../../queries/files/partitions.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
 
