@@ -54,7 +54,11 @@ function lockdownStatements(o: EngineOptions): string[] {
   ];
 }
 
-/** One DuckDB instance locked to DATA_DIR and a fixed pool of connections handed out in FIFO order. */
+/**
+ * One DuckDB instance locked to DATA_DIR and a fixed pool of connections. Idle connections are a
+ * stack: the one given back last is handed out first. Requests that wait are served in arrival
+ * order, every interactive one before any bulk one (the first bulk waiter within its share).
+ */
 export class Engine {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiters: Waiter[] = [];

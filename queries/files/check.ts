@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileColumns, type ColumnType, type DatasetDescriptor } from '../../datasets/index.ts';
 import { hashFooter } from './footer.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {

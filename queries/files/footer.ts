@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UnreadableFileError } from '../errors.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 const MAGIC = 'PAR1';
 

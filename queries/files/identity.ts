@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { DatasetUnavailableError } from '../errors.ts';
 import { hashFooter } from './footer.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 /**
  * Throws unless every file is still the one listed and checked: same inode, size and modification

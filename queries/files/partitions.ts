@@ -2,20 +2,13 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { CHAIN_FILE } from './chain.ts';
+import type { DataFile } from './data-file.ts';
 import { DatasetUnavailableError } from '../errors.ts';
 import { parseInstant, type Instant } from '../instant.ts';
 import { supersededNames } from './superseded.ts';
 import type { Window } from '../window.ts';
 
-export interface DataFile {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  /** The inode when listed: a file replaced by rename under the same name has another. */
-  ino?: number;
-  /** The time range of the partition the file lies in; every row must fall inside it. */
-  partition?: { start: Instant; end: Instant };
-}
+export type { DataFile } from './data-file.ts';
 
 export interface Partition {
   /** Partition key value, e.g. `2025-06-01` or `2025-06`. */

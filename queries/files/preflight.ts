@@ -6,7 +6,8 @@ import type { Lease } from '../engine/engine.ts';
 import { DataParameterError, DatasetUnavailableError } from '../errors.ts';
 import type { FileChecker, FileVerdict } from './check.ts';
 import { fingerprint } from './footer.ts';
-import { datasetFolders, listFiles, listPartitions, type DataFile, type Partition } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
+import { datasetFolders, listFiles, listPartitions, type Partition } from './partitions.ts';
 import type { Window } from '../window.ts';
 
 export interface SourceRequest {

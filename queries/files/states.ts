@@ -1,11 +1,10 @@
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { FileVerdict } from './check.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 /** Where a checked file stands: servable and stored in order, servable but sorted on the fly, or failing. */
 export type FileState = 'ok' | 'failing' | 'unsorted';
-export const FILE_STATES: readonly FileState[] = ['ok', 'failing', 'unsorted'];
 
 /** Servable files of datasets without time partitions are never read in order: they count as ok. */
 export const fileState = (d: DatasetDescriptor, v: FileVerdict): FileState => (!v.ok ? 'failing' : d.time && !v.sorted ? 'unsorted' : 'ok');

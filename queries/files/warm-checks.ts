@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { DATASETS } from '../../datasets/index.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { FileChecker, FileVerdict } from './check.ts';
-import type { DataFile } from './partitions.ts';
+import type { DataFile } from './data-file.ts';
 
 export interface FileToCheck {
   dataset: string;

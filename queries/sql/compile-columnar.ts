@@ -29,19 +29,27 @@ function geometryValue(d: DatasetDescriptor, col: (name: string) => string): str
   return `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN ST_GeomFromWKB(from_hex('0000000001') || ${bits(lon)} || ${bits(lat)}) END`;
 }
 
+/** How a columnar writer takes the values whose type it cannot take as they are. */
+export interface ColumnarTypes {
+  timestamp(value: string): string;
+  geometry(value: string): string;
+}
+
+/** DuckDB's Parquet writer: timestamps stay timestamps, geometry stays GEOMETRY (GeoParquet). */
+export const PARQUET_TYPES: ColumnarTypes = { timestamp: (v) => v, geometry: (g) => g };
+
+/** Arrow batches are built in JavaScript: epoch microseconds arrive as plain bigints, geometry as WKB bytes. */
+export const ARROW_TYPES: ColumnarTypes = { timestamp: (v) => `epoch_us(${v})`, geometry: (g) => `ST_AsWKB(${g})` };
+
 /**
  * The select list of a columnar response: the wire columns in CSV order with their contract types
- * (timestamps stay timestamps; `value` gives computed columns as VARCHAR, like CSV), then `geometry` where the dataset has one: GEOMETRY for the
- * Parquet writer (GeoParquet), WKB bytes for Arrow (whose timestamps are epoch microseconds).
+ * (`value` gives computed columns as VARCHAR, like CSV), then `geometry` where the dataset has one,
+ * each as the writer's `types` take it.
  */
-export function columnarFields(d: DatasetDescriptor, col: (name: string) => string, value: (c: Column) => string, target: 'parquet' | 'arrow'): string {
-  // Arrow batches are built in JavaScript: epoch microseconds arrive as plain bigints.
-  const typed = (c: Column) => (target === 'arrow' && c.type === 'TIMESTAMPTZ' ? `epoch_us(${value(c)})` : value(c));
+export function columnarFields(d: DatasetDescriptor, col: (name: string) => string, value: (c: Column) => string, types: ColumnarTypes): string {
+  const typed = (c: Column) => (c.type === 'TIMESTAMPTZ' ? types.timestamp(value(c)) : value(c));
   const fields = wireColumns(d).map((c) => `${typed(c)} AS ${ident(c.name)}`);
-  if (hasColumnarGeometry(d)) {
-    const g = geometryValue(d, col);
-    fields.push(`${target === 'arrow' ? `ST_AsWKB(${g})` : g} AS ${ident(GEOMETRY_COLUMN)}`);
-  }
+  if (hasColumnarGeometry(d)) fields.push(`${types.geometry(geometryValue(d, col))} AS ${ident(GEOMETRY_COLUMN)}`);
   return fields.join(', ');
 }
 

@@ -1,14 +1,15 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
-import { columnarFields } from './compile-columnar.ts';
+import { ARROW_TYPES, columnarFields, PARQUET_TYPES, type ColumnarTypes } from './compile-columnar.ts';
 import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from '../instant.ts';
-import { csvField, ident, jsonValue, numberText, quoteFilePath, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
+import { csvField, ident, jsonValue, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
-/** `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
+/**
+ * The response formats, whose rules are in queries/formats.ts. `parquet` and `arrow` come from the
+ * Accept header; `format` itself keeps its v1 meaning.
+ */
 export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
 export type { RowFilter } from './filter-sql.ts';
-
-export const isColumnar = (f: Format): f is 'parquet' | 'arrow' => f === 'parquet' || f === 'arrow';
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
 export interface QuerySpec {
@@ -73,13 +74,22 @@ export function compileShapeCandidates(spec: QuerySpec, files: readonly string[]
   return { sql: `SELECT DISTINCT md5(${wkb}) AS k, ${wkb} AS wkb FROM ${readParquet(files, spec.dataDir)} AS ${T}${where} ORDER BY 1`, params };
 }
 
-/** Time (epoch µs) of the row at 0-based position `offset` in the total order: where a cut falls. */
-export function compileTimeAt(spec: QuerySpec, files: readonly string[], from: Instant, to: Instant, offset: number): Compiled {
-  const time = spec.descriptor.time;
-  if (!time) throw new Error(`${spec.descriptor.name} has no time axis`);
+export interface TimeAtQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  from: Instant;
+  to: Instant;
+  /** 0-based position of the row in the total order of the rows in [from, to) that pass the filters. */
+  offset: number;
+}
+
+/** Time (epoch µs) of the row at position `offset`: where a cut falls. */
+export function compileTimeAt(q: TimeAtQuery): Compiled {
+  const time = q.spec.descriptor.time;
+  if (!time) throw new Error(`${q.spec.descriptor.name} has no time axis`);
   const params: string[] = [];
-  const where = compileWhere(spec, from, to, params);
-  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}${orderBy(spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(offset)}`;
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${where}${orderBy(q.spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(q.offset)}`;
   return { sql, params };
 }
 
@@ -100,9 +110,6 @@ function csvFields(spec: QuerySpec, params: string[]): string {
 /** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
 const pointJson = (lat: string, lon: string) =>
   `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
-
-const columnarSelect = (spec: QuerySpec, format: 'parquet' | 'arrow', params: string[]): string =>
-  columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), format);
 
 const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
 
@@ -131,40 +138,51 @@ function stationJoin(spec: QuerySpec): string {
   return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
 }
 
-/**
- * The ordered rows of one partition group, already encoded as text by DuckDB. `stored` order skips
- * the sort: only for files checked to hold their rows in ascending order key, one per partition,
- * listed in partition order (a scan, filter and LIMIT keep DuckDB's insertion order; a join may not).
- */
-export function compileRows(
-  spec: QuerySpec,
-  files: readonly string[],
-  format: Format,
-  from: Instant | null,
-  to: Instant | null,
-  limit: number | null,
-  order: 'sort' | 'stored' = 'sort',
-): Compiled {
-  const params: string[] = [];
-  const select = format === 'csv' ? csvFields(spec, params) : isColumnar(format) ? columnarSelect(spec, format, params) : featureColumns(spec, params);
-  const join = format === 'geojson' ? stationJoin(spec) : '';
-  const where = compileWhere(spec, from, to, params);
-  const sort = order === 'stored' && join === '' ? '' : orderBy(spec.descriptor);
-  const tailLimit = limit === null ? '' : ` LIMIT ${Math.trunc(limit)}`;
-  const sql = `SELECT ${select} FROM ${readParquet(files, spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
-  return { sql, params };
+/** A format's rows as SQL: its select list and the join it needs, binding their values into `params` in order. */
+export type RowSelect = (spec: QuerySpec, params: string[]) => { fields: string; join: string };
+
+/** One text (or native) column per CSV field. */
+export const csvRows: RowSelect = (spec, params) => ({ fields: csvFields(spec, params), join: '' });
+
+/** A GeoJSON Feature as text columns; readings are joined to their station's point. */
+export const featureRows: RowSelect = (spec, params) => ({ fields: featureColumns(spec, params), join: stationJoin(spec) });
+
+const columnarRows =
+  (types: ColumnarTypes): RowSelect =>
+  (spec, params) => ({ fields: columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), types), join: '' });
+
+/** The columns of a Parquet response, typed for DuckDB's Parquet writer. */
+export const parquetRows = columnarRows(PARQUET_TYPES);
+
+/** The columns of an Arrow response, typed for the batches built in JavaScript. */
+export const arrowRows = columnarRows(ARROW_TYPES);
+
+export interface RowsQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  /** The response format's rows (its `rows` rule in queries/formats.ts). */
+  select: RowSelect;
+  from: Instant | null;
+  to: Instant | null;
+  /** At most this many rows (a cut inside one instant); null or absent: all. */
+  limit?: number | null;
+  /**
+   * `stored` skips the sort: only for files checked to hold their rows in ascending order key, one
+   * per partition, listed in partition order (a scan, filter and LIMIT keep DuckDB's insertion
+   * order; a join may not, so a select with a join is always sorted).
+   */
+  order?: 'sort' | 'stored';
 }
 
-/**
- * The group's rows written by DuckDB's own CSV writer into `target` (a temp file): formatting and
- * quoting stay native, and the rows never become JavaScript values. GeoJSON Features are written
- * one per line, each prefixed with the separating comma; the control-character delimiter and quote
- * never trigger quoting because JSON text escapes every control character.
- */
-export function compileCopy(rows: Compiled, format: Format, target: string, tempDir: string): Compiled {
-  const options = format === 'csv' ? "FORMAT csv, HEADER false, QUOTE '\"', ESCAPE '\"'" : "FORMAT csv, HEADER false, DELIMITER '\x01', QUOTE '\x02', ESCAPE '\x02'";
-  const select = format === 'csv' ? rows.sql : `SELECT ',' || feature FROM (${rows.sql})`;
-  return { sql: `COPY (${select}) TO ${quoteFilePath(target, tempDir, 'TEMP_DIR')} (${options})`, params: rows.params };
+/** The ordered rows of one partition group, already encoded by DuckDB as the format wants them. */
+export function compileRows(q: RowsQuery): Compiled {
+  const params: string[] = [];
+  const { fields, join } = q.select(q.spec, params);
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const sort = q.order === 'stored' && join === '' ? '' : orderBy(q.spec.descriptor);
+  const tailLimit = q.limit == null ? '' : ` LIMIT ${Math.trunc(q.limit)}`;
+  const sql = `SELECT ${fields} FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
+  return { sql, params };
 }
 
 export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

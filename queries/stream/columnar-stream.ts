@@ -3,6 +3,7 @@ import { ARROW_END_OF_STREAM, arrowSchema, arrowSchemaMessage, writeArrowRows } 
 import { compileEmptyColumnar, compileParquetCopy, GEOMETRY_COLUMN, hasColumnarGeometry } from '../sql/compile-columnar.ts';
 import type { Compiled } from '../sql/compile.ts';
 import { copyInto } from './copy-stream.ts';
+import type { ColumnarBody } from '../formats.ts';
 import { combineFooters, PARQUET_MAGIC, readGroupFooter, type GroupFooter } from '../../shared/parquet/combine-footers.ts';
 import { geoMetadata } from '../../shared/parquet/geo-metadata.ts';
 import { streamWrittenAhead, type WriteAheadPlan } from './write-ahead.ts';
@@ -54,9 +55,13 @@ export async function* arrowBody(p: ColumnarGroups, keyValues: Readonly<Record<s
     ...p.writeAhead,
     groups: p.groups,
     skipFirstBytes: 0,
-    // Batches are built in JavaScript on one thread: a second group in flight would only add memory.
-    maxInFlight: 1,
     write: (i, c, target, signal) => writeArrowRows(c, p.rows(i), target, p.descriptor, signal),
   });
   yield ARROW_END_OF_STREAM;
 }
+
+/** How each columnar body is assembled from its groups. */
+export const COLUMNAR_ASSEMBLIES: Record<ColumnarBody['assembly'], (p: ColumnarGroups, keyValues: Readonly<Record<string, string>>) => AsyncGenerator<Buffer>> = {
+  parquet: parquetBody,
+  arrow: arrowBody,
+};

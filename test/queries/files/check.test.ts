@@ -11,7 +11,7 @@ import { sensorStations } from '../../../datasets/sensor-stations.ts';
 import { FileChecker, schemaProblem } from '../../../queries/files/check.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import { parseInstant } from '../../../queries/instant.ts';
-import type { DataFile } from '../../../queries/files/partitions.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hotspot, station, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet, type Row } from '../../helpers/parquet.ts';
 import { burnt, openDuck } from '../sql/compile-fixtures.ts';

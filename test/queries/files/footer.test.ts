@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { UnreadableFileError } from '../../../queries/errors.ts';
 import { fingerprint, hashFooter } from '../../../queries/files/footer.ts';
-import type { DataFile } from '../../../queries/files/partitions.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
 

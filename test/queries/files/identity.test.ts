@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DatasetUnavailableError } from '../../../queries/errors.ts';
 import { assertFilesUnchanged } from '../../../queries/files/identity.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
-import type { DataFile } from '../../../queries/files/partitions.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
 

@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
-import { compileCount, compileCountByFile, compileRows, compileTimeAt } from '../../../queries/sql/compile.ts';
+import { compileCount, compileCountByFile, compileRows, compileTimeAt, csvRows, featureRows } from '../../../queries/sql/compile.ts';
 import { formatInstant } from '../../../queries/instant.ts';
 import { at, openFixtures, rows, spec } from './compile-fixtures.ts';
 
@@ -22,7 +22,7 @@ const count = async (q: { sql: string; params: string[] }) => Number((await rows
 
 describe('filter values are bound parameters', () => {
   it("a value with a quote (O'Brien) is a parameter, never SQL text, and matches exactly", async () => {
-    const q = compileRows(byCountry("O'Brien"), files, 'csv', at('2025-08-01'), at('2025-08-02'), null);
+    const q = compileRows({ spec: byCountry("O'Brien"), files, select: csvRows, from: at('2025-08-01'), to: at('2025-08-02') });
     expect(q.sql).not.toContain('Brien');
     expect(q.params).toEqual(['2025-08-01T00:00:00Z', '2025-08-02T00:00:00Z', "O'Brien"]);
     expect(q.sql).toContain('"country" = $3');
@@ -32,7 +32,7 @@ describe('filter values are bound parameters', () => {
 
   it("an injection attempt ('; DROP ...) is a parameter: no SQL text, no rows, no error", async () => {
     const value = "'; DROP TABLE t; --";
-    for (const q of [compileCount(byCountry(value), files, at('2025-08-01'), at('2025-08-03')), compileRows(byCountry(value), files, 'geojson', at('2025-08-01'), at('2025-08-03'), null)]) {
+    for (const q of [compileCount(byCountry(value), files, at('2025-08-01'), at('2025-08-03')), compileRows({ spec: byCountry(value), files, select: featureRows, from: at('2025-08-01'), to: at('2025-08-03') })]) {
       expect(q.sql).not.toContain('DROP');
       expect(q.params).toContain(value);
       expect(await rows(c, q)).toEqual(q.sql.startsWith('SELECT count') ? [[0n]] : []);
@@ -91,7 +91,7 @@ describe('compileTimeAt', () => {
     '2025-08-02T05:00:00Z',
   ];
   const timeAt = async (s: ReturnType<typeof spec>, from: string, to: string, offset: number) => {
-    const result = await rows(c, compileTimeAt(s, [...files].reverse(), at(from), at(to), offset));
+    const result = await rows(c, compileTimeAt({ spec: s, files: [...files].reverse(), from: at(from), to: at(to), offset }));
     return result.length ? formatInstant(result[0]![0] as bigint) : null;
   };
 
@@ -110,6 +110,6 @@ describe('compileTimeAt', () => {
   });
 
   it('refuses a dataset without time', () => {
-    expect(() => compileTimeAt(spec(sensorStations, dataDir), [], 0n, 1n, 0)).toThrow(/no time axis/);
+    expect(() => compileTimeAt({ spec: spec(sensorStations, dataDir), files: [], from: 0n, to: 1n, offset: 0 })).toThrow(/no time axis/);
   });
 });

@@ -6,7 +6,7 @@ import { hotspots } from '../../../datasets/hotspots.ts';
 import { sensorReadings } from '../../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
 import { col, DATASETS, fileColumns, wireColumns } from '../../../datasets/index.ts';
-import { compileRows, csvHeader } from '../../../queries/sql/compile.ts';
+import { compileRows, csvHeader, csvRows } from '../../../queries/sql/compile.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
 import { csvText, FROM, openFixtures, parseCsv, spec, TO } from './compile-fixtures.ts';
@@ -17,7 +17,7 @@ let dataDir: string;
 let files: Record<string, string[]>;
 beforeAll(async () => ({ instance, c, dataDir, files } = await openFixtures()));
 afterAll(() => instance.closeSync());
-const hotspotCsv = (conn: DuckDBConnection) => csvText(conn, compileRows(spec(hotspots, dataDir), files.hotspots!, 'csv', FROM, TO, null));
+const hotspotCsv = (conn: DuckDBConnection) => csvText(conn, compileRows({ spec: spec(hotspots, dataDir), files: files.hotspots!, select: csvRows, from: FROM, to: TO }));
 
 const PLAIN_LINES = [
   'z-from,VIIRS_SNPP_NRT,2025-08-01T00:00:00Z,,39.5,-8.25,,,340.5,290.25,0.39,0.36,2025-08-01,0000,N,VIIRS,n,2.0NRT,12.5,D,',
@@ -70,7 +70,7 @@ describe('compiled CSV rows', () => {
   });
 
   it('writes booleans true/false, a pre-1970 timestamp with its fraction, a null timestamp as empty', async () => {
-    const text = await csvText(c, compileRows(spec(sensorStations, dataDir), files['sensor-stations']!, 'csv', null, null, null));
+    const text = await csvText(c, compileRows({ spec: spec(sensorStations, dataDir), files: files['sensor-stations']!, select: csvRows, from: null, to: null }));
     const records = parseCsv(text);
     expect(records.map((r) => r[0])).toEqual(['S1', 'S1', 'S2']);
     expectRecord(records[0], ['S1', 'Serra, "alta"', 40.1, -7.9, '', 'false', '']);
@@ -79,7 +79,7 @@ describe('compiled CSV rows', () => {
 
   it('writes the series parameter into its column and correctionModel as empty, values bound not inlined', async () => {
     const series = "x'); DROP TABLE t; --";
-    const q = compileRows(spec(sensorReadings, dataDir, { params: { series } }), files['sensor-readings']!, 'csv', FROM, TO, null);
+    const q = compileRows({ spec: spec(sensorReadings, dataDir, { params: { series } }), files: files['sensor-readings']!, select: csvRows, from: FROM, to: TO });
     expect(q.sql).not.toContain('DROP');
     expect(q.params).toEqual([series, '2025-08-01T00:00:00Z', '2025-08-02T00:00:00Z']);
     const records = parseCsv(await csvText(c, q));
@@ -92,7 +92,7 @@ describe('compiled CSV rows', () => {
   });
 
   it('leaves geometry out of burnt-area CSV and quotes a commune with comma and quotes', async () => {
-    const q = compileRows(spec(burntAreas, dataDir), files['burnt-areas']!, 'csv', FROM, TO, null);
+    const q = compileRows({ spec: spec(burntAreas, dataDir), files: files['burnt-areas']!, select: csvRows, from: FROM, to: TO });
     const records = parseCsv(await csvText(c, q));
     expect(csvHeader(burntAreas)).not.toContain('geometry');
     expect(records.map((r) => r[0])).toEqual(['7', '42']);
@@ -101,7 +101,7 @@ describe('compiled CSV rows', () => {
   });
 
   it('a limit keeps the first rows of the total order', async () => {
-    const q = compileRows(spec(hotspots, dataDir), files.hotspots!, 'csv', FROM, TO, 2);
+    const q = compileRows({ spec: spec(hotspots, dataDir), files: files.hotspots!, select: csvRows, from: FROM, to: TO, limit: 2 });
     expect(parseCsv(await csvText(c, q)).map((r) => r[0])).toEqual(['z-from', 'a']);
   });
 });
@@ -114,7 +114,7 @@ describe('files of one partition with different layouts', () => {
     await writeParquet(file('plain.parquet'), hotspots, [hotspot('a', '2025-08-01T10:00:00Z')]);
     await writeParquet(file('reversed.parquet'), hotspots, [hotspot('c', '2025-08-01T12:00:00Z')], [...fileColumns(hotspots)].reverse());
     const files = ['extra.parquet', 'reversed.parquet', 'plain.parquet'].map(file);
-    const records = parseCsv(await csvText(c, compileRows(spec(hotspots, dir), files, 'csv', FROM, TO, null)));
+    const records = parseCsv(await csvText(c, compileRows({ spec: spec(hotspots, dir), files, select: csvRows, from: FROM, to: TO })));
     expect(records.map((r) => [r[0], r[2], r[13]])).toEqual([
       ['a', '2025-08-01T10:00:00Z', '1000'],
       ['b', '2025-08-01T11:00:00Z', '1100'],
@@ -127,7 +127,7 @@ describe('files of one partition with different layouts', () => {
 describe('every dataset descriptor compiles to CSV that runs', () => {
   it.each(DATASETS.map((d) => [d.name, d] as const))('%s: header and every record have one field per wire column', async (name, d) => {
     const hasTime = d.time !== null;
-    const q = compileRows(spec(d, dataDir), files[name]!, 'csv', hasTime ? FROM : null, hasTime ? TO : null, null);
+    const q = compileRows({ spec: spec(d, dataDir), files: files[name]!, select: csvRows, from: hasTime ? FROM : null, to: hasTime ? TO : null });
     const records = parseCsv(csvHeader(d) + (await csvText(c, q)));
     expect(records[0]).toEqual(wireColumns(d).map((col) => col.name));
     expect(records.length).toBeGreaterThan(2);

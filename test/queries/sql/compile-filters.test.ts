@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { burntAreas } from '../../../datasets/burnt-areas.ts';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
-import { compileRows, compileShapeCandidates, type RowFilter } from '../../../queries/sql/compile.ts';
+import { compileRows, compileShapeCandidates, csvRows, type RowFilter } from '../../../queries/sql/compile.ts';
 import { resolveShapes } from '../../../queries/sql/shape-filter.ts';
 import { FROM, TO, openFixtures, rows, spec } from './compile-fixtures.ts';
 
@@ -20,19 +20,19 @@ const box = (minLon: number, minLat: number, maxLon: number, maxLat: number): Ro
 
 describe('compiled filters: values bound, identifiers from the descriptor', () => {
   it('a box on points binds its four numbers; a box shrunk to the point itself still keeps it (edges included)', async () => {
-    const q = compileRows(spec(hotspots, dataDir, { filters: [box(-8.25, 39.5, -8.25, 39.5)] }), files.hotspots!, 'csv', FROM, TO, null);
+    const q = compileRows({ spec: spec(hotspots, dataDir, { filters: [box(-8.25, 39.5, -8.25, 39.5)] }), files: files.hotspots!, select: csvRows, from: FROM, to: TO });
     expect(q.sql).not.toMatch(/8\.25|39\.5/);
     expect(q.params).toEqual(expect.arrayContaining(['-8.25', '39.5']));
     expect(await rows(c, q)).toHaveLength(4);
-    const outside = compileRows(spec(hotspots, dataDir, { filters: [box(-8.24, 39.5, -8, 40)] }), files.hotspots!, 'csv', FROM, TO, null);
+    const outside = compileRows({ spec: spec(hotspots, dataDir, { filters: [box(-8.24, 39.5, -8, 40)] }), files: files.hotspots!, select: csvRows, from: FROM, to: TO });
     expect(await rows(c, outside)).toHaveLength(0);
   });
 
   it('simulated is compared as a boolean and stationId as a bound list', async () => {
-    const simulated = compileRows(spec(sensorStations, dataDir, { filters: [{ kind: 'equals', column: 'simulated', value: 'true' }] }), files['sensor-stations']!, 'csv', null, null, null);
+    const simulated = compileRows({ spec: spec(sensorStations, dataDir, { filters: [{ kind: 'equals', column: 'simulated', value: 'true' }] }), files: files['sensor-stations']!, select: csvRows, from: null, to: null });
     expect(simulated.sql).toContain('"simulated" = CAST($1 AS BOOLEAN)');
     expect((await rows(c, simulated)).map((r) => r[0])).toEqual(['S2']);
-    const ids = compileRows(spec(sensorStations, dataDir, { filters: [{ kind: 'anyOf', column: 'stationId', values: ['S1', "x' OR 1=1 --"] }] }), files['sensor-stations']!, 'csv', null, null, null);
+    const ids = compileRows({ spec: spec(sensorStations, dataDir, { filters: [{ kind: 'anyOf', column: 'stationId', values: ['S1', "x' OR 1=1 --"] }] }), files: files['sensor-stations']!, select: csvRows, from: null, to: null });
     expect(ids.params).toEqual(['S1', "x' OR 1=1 --"]);
     expect((await rows(c, ids)).map((r) => r[0])).toEqual(['S1', 'S1']);
   });
@@ -42,9 +42,9 @@ describe('compiled filters: values bound, identifiers from the descriptor', () =
     expect(await rows(c, compileShapeCandidates(s, files['burnt-areas']!, FROM, TO))).toHaveLength(1); // three rows, one shape
     const resolved = await resolveShapes(c, s, files['burnt-areas']!, { from: FROM, to: TO });
     expect(resolved.filters).toEqual([{ ...s.filters[0], shapes: [expect.stringMatching(/^[0-9a-f]{32}$/)] }]);
-    const q = compileRows(resolved, files['burnt-areas']!, 'csv', FROM, TO, null);
+    const q = compileRows({ spec: resolved, files: files['burnt-areas']!, select: csvRows, from: FROM, to: TO });
     expect((await rows(c, q)).map((r) => r[0])).toEqual([7n, 42n]);
     const none = await resolveShapes(c, spec(burntAreas, dataDir, { filters: [box(11.5, 41.5, 12, 42)] }), files['burnt-areas']!, { from: FROM, to: TO });
-    expect(await rows(c, compileRows(none, files['burnt-areas']!, 'csv', FROM, TO, null))).toHaveLength(0);
+    expect(await rows(c, compileRows({ spec: none, files: files['burnt-areas']!, select: csvRows, from: FROM, to: TO }))).toHaveLength(0);
   });
 });

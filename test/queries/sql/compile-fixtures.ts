@@ -8,7 +8,8 @@ import { hotspots } from '../../../datasets/hotspots.ts';
 import type { DatasetDescriptor } from '../../../datasets/index.ts';
 import { sensorReadings } from '../../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
-import { compileCopy, type Compiled, type QuerySpec } from '../../../queries/sql/compile.ts';
+import type { Compiled, QuerySpec } from '../../../queries/sql/compile.ts';
+import { compileCopy, CSV_COPY, FEATURE_COPY, type TextCopy } from '../../../queries/sql/compile-copy.ts';
 import { encodeFeatureChunk } from '../../../queries/stream/encode-chunk.ts';
 import { parseInstant, type Instant } from '../../../queries/instant.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon } from '../../helpers/fixtures.ts';
@@ -95,12 +96,12 @@ export async function rows(c: DuckDBConnection, q: Compiled): Promise<unknown[][
 }
 
 /** Runs a compiled query through DuckDB's writer into a temp file, as the server does (compileCopy). */
-async function copyText(c: DuckDBConnection, q: Compiled, format: 'csv' | 'geojson'): Promise<string> {
+async function copyText(c: DuckDBConnection, q: Compiled, copy: TextCopy): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'compile-copy-'));
   try {
     const target = path.join(dir, 'group.csv');
-    const copy = compileCopy(q, format, target, dir);
-    await c.run(copy.sql, copy.params);
+    const statement = compileCopy(q, copy, target, dir);
+    await c.run(statement.sql, statement.params);
     return await readFile(target, 'utf8');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -109,7 +110,7 @@ async function copyText(c: DuckDBConnection, q: Compiled, format: 'csv' | 'geojs
 
 /** Runs a compiled GeoJSON query the way the server does: WKB rows through JavaScript, the rest through COPY. */
 export async function features(c: DuckDBConnection, q: Compiled, d: DatasetDescriptor): Promise<Record<string, unknown>[]> {
-  if (d.geometry.kind !== 'wkb') return JSON.parse(`[${(await copyText(c, q, 'geojson')).slice(1)}]`) as Record<string, unknown>[];
+  if (d.geometry.kind !== 'wkb') return JSON.parse(`[${(await copyText(c, q, FEATURE_COPY)).slice(1)}]`) as Record<string, unknown>[];
   const result = await c.run(q.sql, q.params);
   let text = '';
   for (let chunk: DuckDBDataChunk | null, first = true; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; first = false) text += encodeFeatureChunk(chunk, first);
@@ -117,7 +118,7 @@ export async function features(c: DuckDBConnection, q: Compiled, d: DatasetDescr
 }
 
 /** Runs a compiled CSV query the way the server does: DuckDB's CSV writer into a temp file (compileCopy). */
-export const csvText = (c: DuckDBConnection, q: Compiled): Promise<string> => copyText(c, q, 'csv');
+export const csvText = (c: DuckDBConnection, q: Compiled): Promise<string> => copyText(c, q, CSV_COPY);
 
 /** A strict RFC 4180 reader (LF record ends, as the contract says), the oracle for the CSV tests. */
 export function parseCsv(text: string): string[][] {

@@ -6,7 +6,7 @@ import { hotspots } from '../../../datasets/hotspots.ts';
 import { DATASETS, wireColumns, type DatasetDescriptor } from '../../../datasets/index.ts';
 import { sensorReadings } from '../../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
-import { compileRows, type QuerySpec } from '../../../queries/sql/compile.ts';
+import { compileRows, featureRows, type QuerySpec } from '../../../queries/sql/compile.ts';
 import { features, FROM, HOSTILE, openFixtures, spec, SQUARE, TO } from './compile-fixtures.ts';
 
 let instance: DuckDBInstance;
@@ -18,7 +18,7 @@ afterAll(() => instance.closeSync());
 
 function run(d: DatasetDescriptor, over: Partial<QuerySpec> = {}) {
   const window = d.time ? [FROM, TO] as const : [null, null] as const;
-  return features(c, compileRows(spec(d, dataDir, over), files[d.name]!, 'geojson', window[0], window[1], null), d);
+  return features(c, compileRows({ spec: spec(d, dataDir, over), files: files[d.name]!, select: featureRows, from: window[0], to: window[1] }), d);
 }
 
 const props = (f: Record<string, unknown> | undefined) => f?.properties as Record<string, unknown>;
@@ -69,10 +69,7 @@ describe('compiled GeoJSON features', () => {
   });
 
   it('sensor-readings: station point joined (null for an unknown station), a duplicated station never multiplies rows', async () => {
-    const q = compileRows(
-      spec(sensorReadings, dataDir, { params: { series: 'corrected' }, stationFiles: files['sensor-stations']! }),
-      files['sensor-readings']!, 'geojson', FROM, TO, null,
-    );
+    const q = compileRows({ spec: spec(sensorReadings, dataDir, { params: { series: 'corrected' }, stationFiles: files['sensor-stations']! }), files: files['sensor-readings']!, select: featureRows, from: FROM, to: TO });
     const fs = await features(c, q, sensorReadings);
     expect(fs.map((f) => [props(f).stationId, f.geometry])).toEqual([
       ['S9', null],

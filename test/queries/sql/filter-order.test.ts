@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sensorReadings } from '../../../datasets/sensor-readings.ts';
-import { compileRows } from '../../../queries/sql/compile.ts';
+import { compileRows, csvRows } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { at, rows, spec } from './compile-fixtures.ts';
 
@@ -34,7 +34,7 @@ describe('filters keep the stored order a presorted file is read in', () => {
   it('a stationId list of 100 ids, read without a sort, comes back in (time, station) order', async () => {
     const ids = Array.from({ length: 100 }, (_, k) => `S${String(k).padStart(3, '0')}`);
     const s = spec(sensorReadings, dataDir, { filters: [{ kind: 'anyOf', column: 'stationId', values: ids }], params: { series: 'raw' } });
-    const q = compileRows(s, [file], 'csv', at('2025-08-01'), at('2025-08-02'), null, 'stored');
+    const q = compileRows({ spec: s, files: [file], select: csvRows, from: at('2025-08-01'), to: at('2025-08-02'), order: 'stored' });
     const got = await rows(c, q);
     expect(got).toHaveLength((ROWS / STATIONS) * 100);
     const key = (r: unknown[]) => `${String(r[1])} ${String(r[0])}`;

@@ -15,16 +15,16 @@ describe('groupFiles', () => {
   const counts = [10, 10, 10, 10, 10];
 
   it('puts the first partition alone, then about groupRows rows per group, skipping empty and cut-off partitions', () => {
-    const groups = groupFiles(parts, [10, 0, 10, 10, 10], 4n * 86_400_000_000n + 1n, 20, new Set());
+    const groups = groupFiles({ partitions: parts, counts: [10, 0, 10, 10, 10], cutTo: 4n * 86_400_000_000n + 1n, groupRows: 20, sortedFiles: new Set() });
     expect(groups.map((g) => g.files)).toEqual([['a'], ['c', 'd1', 'd2']]);
-    expect(groupFiles(parts, counts, null, 20, new Set()).map((g) => g.files)).toEqual([['a'], ['b', 'c'], ['d1', 'd2', 'e']]);
+    expect(groupFiles({ partitions: parts, counts, cutTo: null, groupRows: 20, sortedFiles: new Set() }).map((g) => g.files)).toEqual([['a'], ['b', 'c'], ['d1', 'd2', 'e']]);
   });
 
   it('marks a group presorted only when each of its partitions is one file stored in order', () => {
     const sorted = new Set(['a', 'b', 'c', 'd1', 'd2', 'e']);
-    expect(groupFiles(parts, counts, null, 20, sorted).map((g) => g.presorted)).toEqual([true, true, false]);
-    expect(groupFiles(parts, counts, null, 20, new Set(['a', 'c'])).map((g) => g.presorted)).toEqual([true, false, false]);
-    expect(groupFiles(parts, counts, null, 10, sorted).map((g) => g.presorted)).toEqual([true, true, true, false, true]);
+    expect(groupFiles({ partitions: parts, counts, cutTo: null, groupRows: 20, sortedFiles: sorted }).map((g) => g.presorted)).toEqual([true, true, false]);
+    expect(groupFiles({ partitions: parts, counts, cutTo: null, groupRows: 20, sortedFiles: new Set(['a', 'c']) }).map((g) => g.presorted)).toEqual([true, false, false]);
+    expect(groupFiles({ partitions: parts, counts, cutTo: null, groupRows: 10, sortedFiles: sorted }).map((g) => g.presorted)).toEqual([true, true, true, false, true]);
   });
 });
 
