@@ -1,9 +1,10 @@
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import { PARQUET_MEDIA_TYPE, type WireMeta } from '../shared/wire.ts';
-import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type Format, type RowSelect } from './sql/compile.ts';
+import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type RowSelect } from './sql/compile.ts';
 import { CSV_COPY, FEATURE_COPY, type TextCopy } from './sql/compile-copy.ts';
 
-export type { Format };
+/** The response formats. `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
+export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
 
 /** Rows as text between a prefix and a suffix; the server frames them, the groups are sent as written. */
 export interface TextBody {

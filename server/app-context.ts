@@ -1,4 +1,4 @@
-import type { ExtractContext } from '../queries/stream/extract.ts';
+import type { ExtractContext } from '../queries/stream/extract-types.ts';
 import type { FileStates } from '../queries/files/states.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';

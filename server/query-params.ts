@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ColumnFilter, DatasetDescriptor } from '../datasets/index.ts';
 import type { Box } from '../queries/sql/box.ts';
-import type { Format, RowFilter } from '../queries/sql/compile.ts';
+import type { Format } from '../queries/formats.ts';
+import type { RowFilter } from '../queries/sql/filter-sql.ts';
 import { parseInstant, type Instant } from '../queries/instant.ts';
 import { resolveWindow, WINDOW_SYNTAX, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';

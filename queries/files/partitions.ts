@@ -6,9 +6,8 @@ import type { DataFile } from './data-file.ts';
 import { DatasetUnavailableError } from '../errors.ts';
 import { parseInstant, type Instant } from '../instant.ts';
 import { supersededNames } from './superseded.ts';
-import type { Window } from '../window.ts';
+import { ALL_TIME, type Window } from '../window.ts';
 
-export type { DataFile } from './data-file.ts';
 
 export interface Partition {
   /** Partition key value, e.g. `2025-06-01` or `2025-06`. */
@@ -125,8 +124,6 @@ export interface DatasetListing {
   /** Files in data folders never read: hidden, `_`-prefixed or not Parquet. */
   ignoredNames: string[];
 }
-
-const ALL_TIME: Window = { from: -(2n ** 62n), to: 2n ** 62n };
 
 /**
  * Every file of a dataset: the one listing behind `fire-api check`, the start-up and background

@@ -4,12 +4,6 @@ import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from '../instant.ts';
 import { csvField, ident, jsonValue, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
-/**
- * The response formats, whose rules are in queries/formats.ts. `parquet` and `arrow` come from the
- * Accept header; `format` itself keeps its v1 meaning.
- */
-export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
-export type { RowFilter } from './filter-sql.ts';
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
 export interface QuerySpec {

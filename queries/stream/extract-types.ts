@@ -7,7 +7,8 @@ import type { Observation } from '../files/chain.ts';
 import type { FileChecker } from '../files/check.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { Format } from '../formats.ts';
-import type { QuerySpec, RowFilter } from '../sql/compile.ts';
+import type { QuerySpec } from '../sql/compile.ts';
+import type { RowFilter } from '../sql/filter-sql.ts';
 import type { Window } from '../window.ts';
 
 export interface ExtractContext {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { burntAreas } from '../../../datasets/burnt-areas.ts';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
-import { compileRows, compileShapeCandidates, csvRows, type RowFilter } from '../../../queries/sql/compile.ts';
+import { compileRows, compileShapeCandidates, csvRows } from '../../../queries/sql/compile.ts';
+import type { RowFilter } from '../../../queries/sql/filter-sql.ts';
 import { resolveShapes } from '../../../queries/sql/shape-filter.ts';
 import { FROM, TO, openFixtures, rows, spec } from './compile-fixtures.ts';
 
