@@ -8,7 +8,6 @@ import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts';
 
-
 /**
  * Preflight and plan: every check runs and every row is counted before the first byte is sent.
  * Null when `req.isFresh` says the client already holds this version. Four ways out: fresh (304),
