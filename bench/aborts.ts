@@ -85,7 +85,7 @@ async function settledRssMb(server: ServerProcess): Promise<{ rssMb: number; bus
 }
 
 /**
- * Row 8: a warm-up batch, RSS once the server is quiet; then the measured batch of aborted
+ * aborts: a warm-up batch, RSS once the server is quiet; then the measured batch of aborted
  * extracts, the busy-connection gauge until it reaches 0 (or the timeout), RSS again.
  */
 export async function runAborts(server: ServerProcess, ask: AbortsAsk): Promise<AbortsResult> {

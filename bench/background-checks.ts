@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { hotspots } from '../datasets/hotspots.ts';
-import { Engine } from '../queries/engine.ts';
-import { FileChecker } from '../queries/file-check.ts';
-import { listDatasetFiles } from '../queries/partitions.ts';
-import { writeDemoData } from '../queries/write-demo-data.ts';
+import { Engine } from '../queries/engine/engine.ts';
+import { FileChecker } from '../queries/files/check.ts';
+import { listDatasetFiles } from '../queries/files/partitions.ts';
+import { writeDemoData } from '../demo/write-demo-data.ts';
 import { issueBenchKey } from './bench-key.ts';
 import { freePort, startServer, type ServerProcess } from './server-process.ts';
 

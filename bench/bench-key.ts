@@ -22,7 +22,7 @@ export async function issueBenchKey(keysFile: string, name = 'bench'): Promise<s
 }
 
 /**
- * `count` keys in one registry: scenario F spreads its connections over them so the per-key rate
+ * `count` keys in one registry: small-windows spreads its connections over them so the per-key rate
  * limit sees many clients, as in production, rather than one key doing everything.
  */
 export function issueBenchKeys(keysFile: string, count: number): Promise<string[]> {

@@ -10,10 +10,10 @@ export interface ColdStartResult {
 }
 
 /**
- * Row 5's cold case: the first request a fresh server process gets is the one-year window, so
- * every partition listing and file check is done for the first time. The page cache is warm (the
- * bench read every file before), so this is the server's own cold cost, not the disk's. The
- * transfer is cut after the first bytes: only the wait before them is measured here.
+ * cold-first-byte: the first request a fresh server process gets is the one-year window, so every
+ * partition listing and file check is done for the first time. The page cache is warm (the bench
+ * read every file before), so this is the server's own cold cost, not the disk's. The transfer is
+ * cut after the first bytes: only the wait before them is measured here.
  */
 export async function measureColdStart(server: ServerProcess, path: string): Promise<ColdStartResult> {
   const run = await fetchAndAbort(server.baseUrl + path, server.requestHeaders, 1);

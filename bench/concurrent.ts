@@ -13,7 +13,7 @@ export interface ConcurrentResult {
   rows: number;
   /** All rows of all extracts ÷ wallSeconds. */
   rowsPerSecond: number;
-  /** Row 1's single-extract rows/s this is compared with, and where it was measured. */
+  /** The single-extract rows/s (year-csv's) this is compared with, and where it was measured. */
   baselineRowsPerSecond: number;
   baselineSource: string;
   /** rowsPerSecond ÷ baselineRowsPerSecond: ≥ 1 means running them together costs no throughput. */
@@ -31,7 +31,7 @@ export interface ConcurrentResult {
 }
 
 /**
- * Row 4: `count` one-year extracts started together from the bench, the server's RSS sampled
+ * concurrent-year-csv: `count` one-year extracts started together from the bench, the server's RSS sampled
  * from /proc meanwhile. Aggregate throughput over the whole span, so a slow straggler counts.
  */
 export async function runConcurrent(

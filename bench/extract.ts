@@ -6,12 +6,14 @@ import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
+import { isArgsError } from '../shared/command-io.ts';
 import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { capacityFigures, capacityProblems } from './figures-capacity.ts';
 import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
-import { measure, planScenarios, type Measured, type Plan } from './measure.ts';
-import { BenchUsageError, parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
+import { measure, type Measured } from './measure.ts';
+import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
+import { planned, planScenarios, type Plan } from './plan.ts';
 import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
 import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
 
@@ -38,20 +40,21 @@ async function gitState(): Promise<{ commit: string | null; dirty: boolean | nul
 
 /** Every figure in the order of the scenarios, then the servers' and the run's own. */
 function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: number): Figure[] {
-  const yearRows = plan.specs.find((s) => s.id === 'A')!.expectedRows;
+  const yearRows = planned(plan, 'year-csv').expectedRows;
+  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts } = m.load;
   return [
     ...m.extracts.flatMap((r) => scenarioFigures(r, m.extracts)),
-    ...(m.D ? concurrentFigures(m.D) : []),
-    ...(m.E ? coldStartFigures(m.E) : []),
-    ...(m.F ? smallWindowsFigures(m.F, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),
-    ...(m.G ? growthFigures(m.G) : []),
-    ...(m.H ? abortsFigures(m.H) : []),
+    ...(concurrent ? concurrentFigures(concurrent) : []),
+    ...(cold ? coldStartFigures(cold) : []),
+    ...(small ? smallWindowsFigures(small, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),
+    ...(sizes ? growthFigures(sizes) : []),
+    ...(aborts ? abortsFigures(aborts) : []),
     ...capacityFigures(m.capacity),
-    ...(m.main
-      ? [info('server', 'RSS after start, idle (A–C, F, G server)', m.main.idleRssMb ?? Number.NaN, 'MB'), info('server', 'VmHWM at end (lifetime peak RSS, same server)', m.main.vmHwmMb ?? Number.NaN, 'MB')]
+    ...(m.shared
+      ? [info('server', 'RSS after start, idle (shared server)', m.shared.idleRssMb ?? Number.NaN, 'MB'), info('server', 'VmHWM at end (lifetime peak RSS, same server)', m.shared.vmHwmMb ?? Number.NaN, 'MB')]
       : []),
-    info('bench', 'load average (1 min) before the first server', m.load.before[0] ?? Number.NaN),
-    info('bench', 'load average (1 min) after the last scenario', m.load.after[0] ?? Number.NaN),
+    info('bench', 'load average (1 min) before the first server', m.loadAverage.before[0] ?? Number.NaN),
+    info('bench', 'load average (1 min) after the last scenario', m.loadAverage.after[0] ?? Number.NaN),
     info('bench', 'whole bench wall time', totalSeconds, 's'),
   ];
 }
@@ -73,21 +76,21 @@ async function run(o: BenchOptions): Promise<number> {
   const figures = allFigures(o, plan, m, totalSeconds);
   const loadText = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
   log('\n' + renderMachine(machine));
-  log(`load averages (1, 5, 15 min): ${loadText(m.load.before)} before, ${loadText(m.load.after)} after`);
+  log(`load averages (1, 5, 15 min): ${loadText(m.loadAverage.before)} before, ${loadText(m.loadAverage.after)} after`);
   log(`code: ${git.commit ?? 'unknown commit'}${git.dirty ? ' with uncommitted changes' : ''}; scenarios ${o.only.join(',')}`);
   log(`data: ${o.dataDir} (scale ${o.scale}, ${o.days} days before ${o.end}, seed ${o.seed}; ${data.generatedSeconds === null ? 'reused' : `generated in ${data.generatedSeconds.toFixed(1)} s`})`);
-  if (m.main) log(`warm-up before measuring: ${m.main.warmup.map((w) => w.path).join(', ')}`);
-  log('# = row of the issue\'s benchmark table\n');
+  if (m.shared) log(`warm-up before measuring: ${m.shared.warmup.map((w) => w.path).join(', ')}`);
+  log('* = a figure of the performance table (bench/readme-table.ts)\n');
   log(renderTable(figures));
-  if (o.cpuProfDir) log('note: the A–C, F, G server ran under --cpu-prof; its figures include the profiler\'s overhead');
-  const problems = [...problemsOf(m.extracts), ...loadProblems(m), ...capacityProblems(m.capacity)];
+  if (o.cpuProfDir) log('note: the shared server ran under --cpu-prof; its figures include the profiler\'s overhead');
+  const problems = [...problemsOf(m.extracts), ...loadProblems(m.load), ...capacityProblems(m.capacity)];
   if (o.jsonPath) {
-    const scenarios = { ...Object.fromEntries(m.extracts.map((r) => [r.id, r])), D: m.D, E: m.E, F: m.F, G: m.G, H: m.H, ...m.capacity };
-    const report = { measuredAtUtc, machine, git, options: o, data, warmup: m.main?.warmup ?? [], scenarios, figures, vmHwmMb: m.main?.vmHwmMb ?? null, idleRssMb: m.main?.idleRssMb ?? null, load: m.load, totalSeconds, problems };
+    const scenarios = { ...Object.fromEntries(m.extracts.map((r) => [r.name, r])), ...m.load, ...m.capacity };
+    const report = { measuredAtUtc, machine, git, options: o, data, warmup: m.shared?.warmup ?? [], scenarios, figures, vmHwmMb: m.shared?.vmHwmMb ?? null, idleRssMb: m.shared?.idleRssMb ?? null, load: m.loadAverage, totalSeconds, problems };
     await writeFile(o.jsonPath, JSON.stringify(report, null, 2) + '\n');
     log(`\nJSON: ${o.jsonPath}`);
   }
-  if (o.cpuProfDir && m.main) await printProfile(o.cpuProfDir, m.main.pid);
+  if (o.cpuProfDir && m.shared) await printProfile(o.cpuProfDir, m.shared.pid);
   for (const p of problems) log(`BROKEN: ${p}`);
   return problems.length ? 1 : 0;
 }
@@ -100,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await run(parseBenchArgs(argv));
   } catch (e) {
-    const usage = e instanceof BenchUsageError || String((e as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+    const usage = isArgsError(e);
     process.stderr.write(`bench: ${usage ? (e as Error).message + '\n' + USAGE : ((e as Error).stack ?? String(e))}\n`);
     return usage ? 2 : 1;
   }

@@ -3,103 +3,113 @@ import type { ColdStartResult } from './cold-start.ts';
 import type { ConcurrentResult } from './concurrent.ts';
 import { TARGETS } from './figures.ts';
 import type { GrowthResult } from './growth.ts';
+import type { LoadMeasured } from './measure.ts';
 import type { SmallWindowsResult } from './small-windows.ts';
-import { atLeast, atMost, forRow, info, mustHold, type Figure } from './table.ts';
+import { atLeast, atMost, headline, info, mustHold, type Figure } from './table.ts';
 
 const PEAK_RSS = 'server peak RSS (VmRSS, 50 ms samples)';
 
-export function concurrentFigures(d: ConcurrentResult): Figure[] {
+export function concurrentFigures(r: ConcurrentResult): Figure[] {
+  const s = 'concurrent-year-csv';
+  const t = TARGETS[s];
   return [
-    info('D', 'extracts started together', d.extracts),
-    info('D', 'wall time, first request to last byte', d.wallSeconds, 's'),
-    info('D', 'slowest single extract', Math.max(...d.extractSeconds), 's'),
-    info('D', 'rows received, all extracts', d.rows),
-    info('D', 'aggregate rows/s', d.rowsPerSecond, 'rows/s'),
-    info('D', `row 1 single-extract rows/s (${d.baselineSource})`, d.baselineRowsPerSecond, 'rows/s'),
-    forRow(4, atLeast('D', 'aggregate rows/s ÷ row 1 rows/s', d.speedup, TARGETS.D.minSpeedup, '×')),
-    forRow(4, atMost('D', PEAK_RSS, d.peakRssMb, TARGETS.D.maxPeakRssMb, 'MB')),
-    info('D', 'VmHWM at end (fresh server: warm-up, D)', d.vmHwmMb ?? Number.NaN, 'MB'),
-    info('D', 'server CPU time (all threads)', d.serverCpuSeconds, 's'),
-    info('D', 'most DuckDB connections busy (/metrics)', d.maxBusy),
-    info('D', 'most requests queued for a connection (/metrics)', d.maxQueued),
-    mustHold('D', 'each: rows = X-Returned = DuckDB count', d.rowsMatch),
-    mustHold('D', 'each: status 200, transfer ended cleanly', d.complete),
+    info(s, 'extracts started together', r.extracts),
+    info(s, 'wall time, first request to last byte', r.wallSeconds, 's'),
+    info(s, 'slowest single extract', Math.max(...r.extractSeconds), 's'),
+    info(s, 'rows received, all extracts', r.rows),
+    info(s, 'aggregate rows/s', r.rowsPerSecond, 'rows/s'),
+    info(s, `single-extract rows/s (${r.baselineSource})`, r.baselineRowsPerSecond, 'rows/s'),
+    headline(atLeast(s, 'aggregate rows/s ÷ single-extract rows/s', r.speedup, t.minSpeedup, '×')),
+    headline(atMost(s, PEAK_RSS, r.peakRssMb, t.maxPeakRssMb, 'MB')),
+    info(s, 'VmHWM at end (fresh server: warm-up, concurrent extracts)', r.vmHwmMb ?? Number.NaN, 'MB'),
+    info(s, 'server CPU time (all threads)', r.serverCpuSeconds, 's'),
+    info(s, 'most DuckDB connections busy (/metrics)', r.maxBusy),
+    info(s, 'most requests queued for a connection (/metrics)', r.maxQueued),
+    mustHold(s, 'each: rows = X-Returned = DuckDB count', r.rowsMatch),
+    mustHold(s, 'each: status 200, transfer ended cleanly', r.complete),
   ];
 }
 
-export function coldStartFigures(e: ColdStartResult): Figure[] {
+export function coldStartFigures(r: ColdStartResult): Figure[] {
+  const s = 'cold-first-byte';
   return [
-    info('E', 'time to headers, fresh server, first request', e.headersMs, 'ms'),
-    forRow(5, info('E', 'time to first byte, fresh server, first request (informational)', e.firstByteMs, 'ms')),
-    mustHold('E', 'status 200', e.status === 200),
+    info(s, 'time to headers, fresh server, first request', r.headersMs, 'ms'),
+    headline(info(s, 'time to first byte, fresh server, first request (informational)', r.firstByteMs, 'ms')),
+    mustHold(s, 'status 200', r.status === 200),
   ];
 }
 
-/** `context`: the server's per-key limit and the data's mean density, which F's figures are read against. */
-export function smallWindowsFigures(f: SmallWindowsResult, context: { rateLimitPerMinute: number; meanFeaturesPerHour: number }): Figure[] {
+/** `context`: the server's per-key limit and the data's mean density, which small-windows' figures are read against. */
+export function smallWindowsFigures(r: SmallWindowsResult, context: { rateLimitPerMinute: number; meanFeaturesPerHour: number }): Figure[] {
+  const s = 'small-windows';
+  const t = TARGETS[s];
   return [
-    info('F', `connections, ${f.seconds} s after a ${f.warmupSeconds} s warm-up`, f.connections),
-    info('F', 'keys (connection i uses key i mod keys)', f.keys),
-    info('F', 'per-key limit RATE_LIMIT_PER_MINUTE (raised: 120/key cannot give 1,000 req/s)', context.rateLimitPerMinute, '/min'),
-    info('F', 'mean features per 1-hour window in the data', context.meanFeaturesPerHour),
-    info('F', 'requests completed', f.requests),
+    info(s, `connections, ${r.seconds} s after a ${r.warmupSeconds} s warm-up`, r.connections),
+    info(s, 'keys (connection i uses key i mod keys)', r.keys),
+    info(s, 'per-key limit RATE_LIMIT_PER_MINUTE (raised: 120/key cannot give 1,000 req/s)', context.rateLimitPerMinute, '/min'),
+    info(s, 'mean features per 1-hour window in the data', context.meanFeaturesPerHour),
+    info(s, 'requests completed', r.requests),
     // Hours repeat at random over 8,760 of them: the share answered from the rows cache says how much of the figure it made.
-    info('F', 'answered from the rows cache (repeated hours)', f.cacheHits),
-    info('F', 'written by DuckDB (first time asked)', f.cacheMisses),
-    forRow(6, atLeast('F', 'req/s (autocannon mean of 1 s samples)', f.requestsPerSecond, TARGETS.F.minRequestsPerSecond, 'req/s')),
-    forRow(6, atMost('F', 'latency p99', f.latencyP99Ms, TARGETS.F.maxP99Ms, 'ms')),
-    info('F', 'latency p50', f.latencyP50Ms, 'ms'),
-    info('F', 'latency max', f.latencyMaxMs, 'ms'),
-    info('F', 'mean response size', f.meanResponseBytes / 1000, 'kB'),
-    info('F', 'bytes received per second', f.bytesPerSecond / 1e6, 'MB/s'),
-    info('F', 'server CPU time (all threads)', f.serverCpuSeconds, 's'),
-    info('F', 'bench client CPU time (autocannon)', f.clientCpuSeconds, 's'),
-    info('F', 'most DuckDB connections busy (/metrics)', f.maxBusy),
-    info('F', 'most requests queued for a connection (/metrics)', f.maxQueued),
-    info('F', PEAK_RSS, f.peakRssMb, 'MB'),
-    atMost('F', 'non-2xx responses (a 429 means the key spreading failed)', f.non2xx, 0),
-    atMost('F', 'connection errors and timeouts', f.errors + f.timeouts, 0),
+    info(s, 'answered from the rows cache (repeated hours)', r.cacheHits),
+    info(s, 'written by DuckDB (first time asked)', r.cacheMisses),
+    headline(atLeast(s, 'req/s (autocannon mean of 1 s samples)', r.requestsPerSecond, t.minRequestsPerSecond, 'req/s')),
+    headline(atMost(s, 'latency p99', r.latencyP99Ms, t.maxP99Ms, 'ms')),
+    info(s, 'latency p50', r.latencyP50Ms, 'ms'),
+    info(s, 'latency max', r.latencyMaxMs, 'ms'),
+    info(s, 'mean response size', r.meanResponseBytes / 1000, 'kB'),
+    info(s, 'bytes received per second', r.bytesPerSecond / 1e6, 'MB/s'),
+    info(s, 'server CPU time (all threads)', r.serverCpuSeconds, 's'),
+    info(s, 'bench client CPU time (autocannon)', r.clientCpuSeconds, 's'),
+    info(s, 'most DuckDB connections busy (/metrics)', r.maxBusy),
+    info(s, 'most requests queued for a connection (/metrics)', r.maxQueued),
+    info(s, PEAK_RSS, r.peakRssMb, 'MB'),
+    atMost(s, 'non-2xx responses (a 429 means the key spreading failed)', r.non2xx, 0),
+    atMost(s, 'connection errors and timeouts', r.errors + r.timeouts, 0),
   ];
 }
 
-export function growthFigures(g: GrowthResult): Figure[] {
+export function growthFigures(r: GrowthResult): Figure[] {
+  const s = 'window-sizes';
   return [
-    ...g.windows.flatMap((w) => [
-      info('G', `1 ${w.label}: rows`, w.rows),
-      info('G', `1 ${w.label}: wall time (median of ${w.repeats})`, w.wallSeconds, 's'),
-      forRow(7, info('G', `1 ${w.label}: rows/s`, w.rowsPerSecond, 'rows/s')),
+    ...r.windows.flatMap((w) => [
+      info(s, `1 ${w.label}: rows`, w.rows),
+      info(s, `1 ${w.label}: wall time (median of ${w.repeats})`, w.wallSeconds, 's'),
+      headline(info(s, `1 ${w.label}: rows/s`, w.rowsPerSecond, 'rows/s')),
     ]),
-    forRow(7, atMost('G', 'fastest ÷ slowest rows/s (flat within 20 %)', g.spread, TARGETS.G.maxSpread)),
-    mustHold('G', 'rows = X-Returned = DuckDB count', g.rowsMatch),
-    mustHold('G', 'status 200, transfer ended cleanly', g.complete),
+    headline(atMost(s, 'fastest ÷ slowest rows/s (flat within 20 %)', r.spread, TARGETS[s].maxSpread)),
+    mustHold(s, 'rows = X-Returned = DuckDB count', r.rowsMatch),
+    mustHold(s, 'status 200, transfer ended cleanly', r.complete),
   ];
 }
 
-export function abortsFigures(h: AbortsResult): Figure[] {
+export function abortsFigures(r: AbortsResult): Figure[] {
+  const s = 'aborts';
+  const t = TARGETS[s];
   return [
-    info('H', `aborted extracts (${h.csv} CSV, ${h.geojson} GeoJSON; ${h.concurrency} at a time; ${h.windowDays}-day windows)`, h.requests),
-    info('H', 'warm-up aborts before RSS "before"', h.warmupRequests),
-    info('H', 'wall time of the measured batch', h.wallSeconds, 's'),
-    info('H', 'cut by the bench mid-body', h.abortedMidStream),
-    info('H', 'ended before the abort point', h.endedBeforeAbort),
-    info('H', 'server counted aborted streams (fire_api_streams_aborted_total)', h.serverCountedAborts ?? Number.NaN),
-    forRow(8, atMost('H', 'busy DuckDB connections after (/metrics)', h.busyAfter ?? Number.NaN, TARGETS.H.maxBusyAfter)),
-    info('H', 'waited for busy connections to reach 0', h.busyWaitMs, 'ms'),
-    info('H', 'server RSS before (after warm-up, settled)', h.rssBeforeMb, 'MB'),
-    info('H', 'server RSS after (settled)', h.rssAfterMb, 'MB'),
-    forRow(8, atMost('H', 'RSS after ÷ before (growth; a drop is no leak)', h.rssGrowth, TARGETS.H.maxRssGrowth)),
-    mustHold('H', 'every status 200, no transfer cut by the server', h.non200 === 0 && h.broken === 0),
+    info(s, `aborted extracts (${r.csv} CSV, ${r.geojson} GeoJSON; ${r.concurrency} at a time; ${r.windowDays}-day windows)`, r.requests),
+    info(s, 'warm-up aborts before RSS "before"', r.warmupRequests),
+    info(s, 'wall time of the measured batch', r.wallSeconds, 's'),
+    info(s, 'cut by the bench mid-body', r.abortedMidStream),
+    info(s, 'ended before the abort point', r.endedBeforeAbort),
+    info(s, 'server counted aborted streams (fire_api_streams_aborted_total)', r.serverCountedAborts ?? Number.NaN),
+    headline(atMost(s, 'busy DuckDB connections after (/metrics)', r.busyAfter ?? Number.NaN, t.maxBusyAfter)),
+    info(s, 'waited for busy connections to reach 0', r.busyWaitMs, 'ms'),
+    info(s, 'server RSS before (after warm-up, settled)', r.rssBeforeMb, 'MB'),
+    info(s, 'server RSS after (settled)', r.rssAfterMb, 'MB'),
+    headline(atMost(s, 'RSS after ÷ before (growth; a drop is no leak)', r.rssGrowth, t.maxRssGrowth)),
+    mustHold(s, 'every status 200, no transfer cut by the server', r.non200 === 0 && r.broken === 0),
   ];
 }
 
-/** What makes rows 4–8 broken rather than slow; the exit code is non-zero for these only. */
-export function loadProblems(r: { D?: ConcurrentResult; E?: ColdStartResult; F?: SmallWindowsResult; G?: GrowthResult; H?: AbortsResult }): string[] {
+/** What makes the load scenarios broken rather than slow; the exit code is non-zero for these only. */
+export function loadProblems(r: LoadMeasured): string[] {
   const problems: string[] = [];
-  if (r.D && !(r.D.complete && r.D.rowsMatch)) problems.push('D: an extract did not end cleanly or its rows did not match');
-  if (r.E && r.E.status !== 200) problems.push(`E: status ${r.E.status}`);
-  if (r.F && (r.F.non2xx > 0 || r.F.errors > 0)) problems.push(`F: statuses ${JSON.stringify(r.F.statusCounts)}, ${r.F.errors} errors`);
-  if (r.G && !(r.G.complete && r.G.rowsMatch)) problems.push('G: an extract did not end cleanly or its rows did not match');
-  if (r.H && (r.H.non200 > 0 || r.H.broken > 0)) problems.push(`H: statuses ${JSON.stringify(r.H.statusCounts)}, ${r.H.broken} transfers cut by the server`);
-  if (r.H && r.H.busyAfter === null) problems.push('H: the server exports no fire_api_duckdb_connections_busy');
+  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts } = r;
+  if (concurrent && !(concurrent.complete && concurrent.rowsMatch)) problems.push('concurrent-year-csv: an extract did not end cleanly or its rows did not match');
+  if (cold && cold.status !== 200) problems.push(`cold-first-byte: status ${cold.status}`);
+  if (small && (small.non2xx > 0 || small.errors > 0)) problems.push(`small-windows: statuses ${JSON.stringify(small.statusCounts)}, ${small.errors} errors`);
+  if (sizes && !(sizes.complete && sizes.rowsMatch)) problems.push('window-sizes: an extract did not end cleanly or its rows did not match');
+  if (aborts && (aborts.non200 > 0 || aborts.broken > 0)) problems.push(`aborts: statuses ${JSON.stringify(aborts.statusCounts)}, ${aborts.broken} transfers cut by the server`);
+  if (aborts && aborts.busyAfter === null) problems.push('aborts: the server exports no fire_api_duckdb_connections_busy');
   return problems;
 }

@@ -39,7 +39,7 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Row 7: the same hotspot CSV extract over growing, nested windows, one after the other. */
+/** window-sizes: the same hotspot CSV extract over growing, nested windows, one after the other. */
 export async function runGrowth(server: ServerProcess, dataset: string, asks: readonly GrowthAsk[]): Promise<GrowthResult> {
   const windows: GrowthWindow[] = [];
   let complete = true;

@@ -25,7 +25,7 @@ export interface HttpRun {
   complete: boolean;
 }
 
-/** The opening of every Feature the server writes (queries/compile.ts); no property value of a fire record holds it. */
+/** The opening of every Feature the server writes (queries/sql/compile.ts); no property value of a fire record holds it. */
 const FEATURE_HEAD = Buffer.from('{"type":"Feature",');
 
 /** Counts occurrences of `needle` across chunk boundaries without keeping the body. */

@@ -2,24 +2,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { hotspots } from '../datasets/hotspots.ts';
-import { sensorReadings } from '../datasets/sensor-readings.ts';
-import type { DatasetDescriptor } from '../datasets/index.ts';
 import { runAborts, type AbortsResult } from './aborts.ts';
 import { measureCapacity, type CapacityMeasured } from './capacity.ts';
 import { measureColdStart, type ColdStartResult } from './cold-start.ts';
 import { runConcurrent, type ConcurrentResult } from './concurrent.ts';
-import { countRows } from './data.ts';
-import { REFERENCE_THREADS } from './reference.ts';
 import { runGrowth, type GrowthResult } from './growth.ts';
-import { fullWindow, midMonthDayWindow, monthWindow, type BenchOptions, type DayWindow, type ScenarioId } from './options.ts';
-import { extractPath, measureRequest, runScenario, type ScenarioResult, type ScenarioSpec } from './scenario.ts';
+import { fullWindow, type BenchOptions } from './options.ts';
+import { planned, type Plan } from './plan.ts';
+import { REFERENCE_THREADS } from './reference.ts';
+import { extractPath, measureRequest, runScenario, type ScenarioResult } from './scenario.ts';
+import type { ScenarioName } from './scenario-names.ts';
 import type { ServerProcess } from './server-process.ts';
 import { prepareSetup, withServer, type ServerSetup, type Session } from './session.ts';
 import { runSmallWindows, type SmallWindowsResult } from './small-windows.ts';
 
 type Log = (line: string) => void;
 
-/** Row 4's extracts started together; row 6's connections; row 8's in-flight aborts. */
+/** concurrent-year-csv's extracts started together; small-windows' connections; aborts' in flight. */
 const CONCURRENT_EXTRACTS = 4;
 const SMALL_WINDOW_CONNECTIONS = 50;
 const ABORT_CONCURRENCY = 8;
@@ -28,100 +27,75 @@ const ABORT_WINDOW_DAYS = 28;
 const CSV_BYTES_PER_ROW = 150;
 const MAX_ABORT_BYTES = 8 * 1024 * 1024;
 
-export interface Plan {
-  /** A, B, C, L and M, counted whether they run or not: ROW_LIMIT is the same whatever --only says. */
-  specs: ScenarioSpec[];
-  /** G's one-day window and its DuckDB count (its month is B's window, its year A's). */
-  day: { window: DayWindow; rows: number };
-}
+/** The scenarios measured on one shared, warmed server; every other scenario gets a fresh server of its own. */
+const SHARED_SERVER: readonly ScenarioName[] = ['year-csv', 'month-geojson', 'year-readings-csv', 'year-parquet', 'year-arrow', 'window-sizes', 'small-windows'];
 
-function timeColumn(d: DatasetDescriptor): string {
-  if (!d.time) throw new Error(`${d.name} has no time axis`);
-  return d.time.column;
-}
-
-/** Every window the bench asks for whole, with the row count DuckDB finds in it before the server is asked. */
-export async function planScenarios(o: BenchOptions, log: Log): Promise<Plan> {
-  const year = fullWindow(o);
-  const plan = [
-    { id: 'A', title: 'hotspots, whole window, CSV', d: hotspots, window: year, format: 'csv' as const },
-    { id: 'B', title: 'hotspots, one month, GeoJSON', d: hotspots, window: monthWindow(o), format: 'geojson' as const },
-    { id: 'C', title: 'sensor-readings, whole window, CSV', d: sensorReadings, window: year, format: 'csv' as const },
-    { id: 'L', title: 'hotspots, whole window, Parquet (Accept)', d: hotspots, window: year, format: 'parquet' as const },
-    { id: 'M', title: 'hotspots, whole window, Arrow IPC stream (Accept)', d: hotspots, window: year, format: 'arrow' as const },
-  ];
-  const day = midMonthDayWindow(o);
-  const asks = [...plan.map((p) => ({ dataset: p.d.name, column: timeColumn(p.d), window: p.window })), { dataset: hotspots.name, column: timeColumn(hotspots), window: day }];
-  const counts = await countRows(o.dataDir, asks);
-  asks.forEach((a, i) => log(`rows (DuckDB count): ${a.dataset} ${a.window.from}..${a.window.to}: ${counts[i]!.toLocaleString('en')}`));
-  const specs = plan.map((p, i) => {
-    const { d, ...rest } = p;
-    return { ...rest, dataset: d.name, timeColumn: timeColumn(d), orderBy: d.orderBy, expectedRows: counts[i]! };
-  });
-  return { specs, day: { window: day, rows: counts[asks.length - 1]! } };
+/** The load scenarios' results, by name (figures-load.ts makes their figures). */
+export interface LoadMeasured {
+  'concurrent-year-csv'?: ConcurrentResult;
+  'cold-first-byte'?: ColdStartResult;
+  'small-windows'?: SmallWindowsResult;
+  'window-sizes'?: GrowthResult;
+  aborts?: AbortsResult;
 }
 
 export interface Measured {
   extracts: ScenarioResult[];
-  D?: ConcurrentResult;
-  E?: ColdStartResult;
-  F?: SmallWindowsResult;
-  G?: GrowthResult;
-  H?: AbortsResult;
-  /** Issue #11's slow readers, overload and throttled year download (I, J, K). */
+  load: LoadMeasured;
+  /** Issue #11's scenarios: slow-readers, overload, throttled-year. */
   capacity: CapacityMeasured;
-  /** The server that ran A, B, C, G and F (null when none of them ran). */
-  main: Session<unknown> | null;
+  /** The shared server's session (null when none of its scenarios ran). */
+  shared: Session<unknown> | null;
   rateLimitPerMinute: number;
   /** os.loadavg() before the first server and after the last: other work on the machine shows here. */
-  load: { before: number[]; after: number[] };
+  loadAverage: { before: number[]; after: number[] };
 }
 
-const spec = (plan: Plan, id: string): ScenarioSpec => plan.specs.find((s) => s.id === id)!;
-
-/** A, B, C (each against DuckDB's COPY), then G and F, on one server; A runs first, so its peak RSS is its own. */
-async function runMain(server: ServerProcess, o: BenchOptions, plan: Plan, setup: ServerSetup, only: Set<ScenarioId>, log: Log, m: Measured): Promise<void> {
-  for (const s of plan.specs.filter((s) => only.has(s.id as ScenarioId))) {
-    log(`${s.id}: GET ${extractPath(s)} (${s.title}) ...`);
+/** The COPY-compared extracts, then window-sizes and small-windows, on the shared server; year-csv runs first, so its peak RSS is its own. */
+async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, setup: ServerSetup, only: Set<ScenarioName>, log: Log, m: Measured): Promise<void> {
+  for (const s of plan.specs.filter((s) => only.has(s.name))) {
+    log(`${s.name}: GET ${extractPath(s)} (${s.title}) ...`);
     // The reference is DuckDB at its fastest here: one statement on every core (its own default), not
     // the server's one thread per statement, which would make the server's ratio look better than it is.
     const r = await runScenario(server, s, { dataDir: o.dataDir, threads: REFERENCE_THREADS, memoryLimit: setup.config.duckdbMemoryLimit });
     const times = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
-    log(`${s.id}: server ${times(r.serverRunsSeconds)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${times(r.referenceRunsSeconds)} s (best of each compared)`);
+    log(`${s.name}: server ${times(r.serverRunsSeconds)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${times(r.referenceRunsSeconds)} s (best of each compared)`);
     m.extracts.push(r);
   }
-  if (only.has('G')) {
-    log('G: 1-day, 1-month, 1-year hotspot CSV windows ...');
-    const [a, b] = [spec(plan, 'A'), spec(plan, 'B')];
-    m.G = await runGrowth(server, hotspots.name, [
+  if (only.has('window-sizes')) {
+    log('window-sizes: 1-day, 1-month, 1-year hotspot CSV windows ...');
+    const [year, month] = [planned(plan, 'year-csv'), planned(plan, 'month-geojson')];
+    const sizes = await runGrowth(server, hotspots.name, [
       { label: 'day', window: plan.day.window, expectedRows: plan.day.rows, repeats: 5 },
-      { label: 'month', window: b.window, expectedRows: b.expectedRows, repeats: 3 },
-      { label: 'year', window: a.window, expectedRows: a.expectedRows, repeats: 1 },
+      { label: 'month', window: month.window, expectedRows: month.expectedRows, repeats: 3 },
+      { label: 'year', window: year.window, expectedRows: year.expectedRows, repeats: 1 },
     ]);
-    log(`G: ${m.G.windows.map((w) => `${w.label} ${Math.round(w.rowsPerSecond).toLocaleString('en')} rows/s`).join(', ')}`);
+    log(`window-sizes: ${sizes.windows.map((w) => `${w.label} ${Math.round(w.rowsPerSecond).toLocaleString('en')} rows/s`).join(', ')}`);
+    m.load['window-sizes'] = sizes;
   }
-  if (only.has('F')) {
-    log(`F: ${SMALL_WINDOW_CONNECTIONS} connections, ${o.smallSeconds} s of 1-hour GeoJSON windows (autocannon) ...`);
-    m.F = await runSmallWindows(server, { dataset: hotspots.name, window: fullWindow(o), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds, keys: setup.keys });
-    log(`F: ${m.F.requestsPerSecond.toFixed(0)} req/s, p99 ${m.F.latencyP99Ms} ms, statuses ${JSON.stringify(m.F.statusCounts)}`);
+  if (only.has('small-windows')) {
+    log(`small-windows: ${SMALL_WINDOW_CONNECTIONS} connections, ${o.smallSeconds} s of 1-hour GeoJSON windows (autocannon) ...`);
+    const small = await runSmallWindows(server, { dataset: hotspots.name, window: fullWindow(o), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds, keys: setup.keys });
+    log(`small-windows: ${small.requestsPerSecond.toFixed(0)} req/s, p99 ${small.latencyP99Ms} ms, statuses ${JSON.stringify(small.statusCounts)}`);
+    m.load['small-windows'] = small;
   }
 }
 
-/** D on a fresh server: row 1's rows/s comes from A when it ran, else from one extract measured here first. */
-async function runD(server: ServerProcess, plan: Plan, m: Measured, log: Log): Promise<ConcurrentResult> {
-  const a = spec(plan, 'A');
-  const path = extractPath(a);
-  const fromA = m.extracts.find((r) => r.id === 'A');
-  let baseline = fromA ? { rowsPerSecond: fromA.rowsPerSecond, source: 'A' } : null;
+/** concurrent-year-csv on a fresh server: the single-extract rows/s comes from year-csv when it ran, else from one extract measured here first. */
+async function runConcurrentYear(server: ServerProcess, plan: Plan, m: Measured, log: Log): Promise<ConcurrentResult> {
+  const year = planned(plan, 'year-csv');
+  const path = extractPath(year);
+  const fromYearCsv = m.extracts.find((r) => r.name === 'year-csv');
+  let baseline = fromYearCsv ? { rowsPerSecond: fromYearCsv.rowsPerSecond, source: 'year-csv' } : null;
   if (!baseline) {
-    log(`D: single-extract baseline GET ${path} (A did not run) ...`);
+    log(`concurrent-year-csv: single-extract baseline GET ${path} (year-csv did not run) ...`);
     const single = await measureRequest(server, path, 'csv');
-    baseline = { rowsPerSecond: single.rows / (single.wallMs / 1000), source: 'measured in D first' };
+    baseline = { rowsPerSecond: single.rows / (single.wallMs / 1000), source: 'measured first on the same server' };
   }
-  log(`D: ${CONCURRENT_EXTRACTS} × GET ${path} at once ...`);
-  const d = await runConcurrent(server, { path, expectedRows: a.expectedRows, count: CONCURRENT_EXTRACTS, baseline });
-  log(`D: ${d.wallSeconds.toFixed(2)} s, ${Math.round(d.rowsPerSecond).toLocaleString('en')} rows/s, peak RSS ${d.peakRssMb.toFixed(0)} MB`);
-  return d;
+  log(`concurrent-year-csv: ${CONCURRENT_EXTRACTS} × GET ${path} at once ...`);
+  const concurrent = await runConcurrent(server, { path, expectedRows: year.expectedRows, count: CONCURRENT_EXTRACTS, baseline });
+  log(`concurrent-year-csv: ${concurrent.wallSeconds.toFixed(2)} s, ${Math.round(concurrent.rowsPerSecond).toLocaleString('en')} rows/s, peak RSS ${concurrent.peakRssMb.toFixed(0)} MB`);
+  return concurrent;
 }
 
 /**
@@ -133,36 +107,41 @@ async function runD(server: ServerProcess, plan: Plan, m: Measured, log: Log): P
 const ABORT_WARMUP_SHARE = 0.3;
 
 function abortAsk(o: BenchOptions, plan: Plan, keys: readonly string[]) {
-  const rowsPerDay = spec(plan, 'A').expectedRows / o.days;
+  const rowsPerDay = planned(plan, 'year-csv').expectedRows / o.days;
   const windowDays = Math.min(ABORT_WINDOW_DAYS, o.days);
   const maxAbortBytes = Math.round(Math.min(MAX_ABORT_BYTES, Math.max(1024, (rowsPerDay * windowDays * CSV_BYTES_PER_ROW) / 2)));
   return { dataset: hotspots.name, window: fullWindow(o), windowDays, count: o.aborts, warmupCount: Math.max(1, Math.round(o.aborts * ABORT_WARMUP_SHARE)), concurrency: ABORT_CONCURRENCY, maxAbortBytes, keys };
 }
 
-/** Key registry, then each scenario on its server: E cold, then A B C G F together, D fresh, H fresh. */
+/** Key registry, then each scenario on its server: cold-first-byte cold, then the shared server's, concurrent-year-csv fresh, aborts fresh. */
 export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Measured> {
   const only = new Set(o.only);
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-'));
   try {
     const rowLimit = Math.max(...plan.specs.map((s) => s.expectedRows)) + 1;
     const setup = await prepareSetup(o, tempDir, rowLimit, log);
-    const m: Measured = { extracts: [], capacity: {}, main: null, rateLimitPerMinute: setup.rateLimitPerMinute, load: { before: os.loadavg(), after: [] } };
-    if (m.load.before[0]! > os.availableParallelism() / 2) log(`note: load average ${m.load.before[0]!.toFixed(1)} on ${os.availableParallelism()} cores; other work will make the figures noisy`);
-    const yearPath = extractPath(spec(plan, 'A'));
-    if (only.has('E')) m.E = (await withServer(setup, o, 'E, cold', { warm: false }, log, (s) => measureColdStart(s, yearPath))).value;
-    if (m.E) log(`E: first byte of GET ${yearPath} on a fresh server after ${m.E.firstByteMs.toFixed(0)} ms`);
-    if (['A', 'B', 'C', 'F', 'G', 'L', 'M'].some((id) => only.has(id as ScenarioId))) {
-      const nodeArgs = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
-      m.main = await withServer(setup, o, 'A B C G F', { warm: true, nodeArgs }, log, (s) => runMain(s, o, plan, setup, only, log, m));
+    const m: Measured = { extracts: [], load: {}, capacity: {}, shared: null, rateLimitPerMinute: setup.rateLimitPerMinute, loadAverage: { before: os.loadavg(), after: [] } };
+    if (m.loadAverage.before[0]! > os.availableParallelism() / 2) log(`note: load average ${m.loadAverage.before[0]!.toFixed(1)} on ${os.availableParallelism()} cores; other work will make the figures noisy`);
+    const yearPath = extractPath(planned(plan, 'year-csv'));
+    if (only.has('cold-first-byte')) {
+      const cold = (await withServer(setup, o, 'cold-first-byte, cold', { warm: false }, log, (s) => measureColdStart(s, yearPath))).value;
+      log(`cold-first-byte: first byte of GET ${yearPath} on a fresh server after ${cold.firstByteMs.toFixed(0)} ms`);
+      m.load['cold-first-byte'] = cold;
     }
-    if (only.has('D')) m.D = (await withServer(setup, o, 'D', { warm: true }, log, (s) => runD(s, plan, m, log))).value;
-    if (only.has('H')) {
-      log(`H: ${o.aborts} aborted extracts, ${ABORT_CONCURRENCY} at a time ...`);
-      m.H = (await withServer(setup, o, 'H', { warm: true }, log, (s) => runAborts(s, abortAsk(o, plan, setup.keys)))).value;
-      log(`H: busy after ${m.H.busyAfter}, RSS ${m.H.rssBeforeMb.toFixed(0)} -> ${m.H.rssAfterMb.toFixed(0)} MB`);
+    const shared = SHARED_SERVER.filter((name) => only.has(name));
+    if (shared.length > 0) {
+      const nodeArgs = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
+      m.shared = await withServer(setup, o, `shared: ${shared.join(' ')}`, { warm: true, nodeArgs }, log, (s) => runShared(s, o, plan, setup, only, log, m));
+    }
+    if (only.has('concurrent-year-csv')) m.load['concurrent-year-csv'] = (await withServer(setup, o, 'concurrent-year-csv', { warm: true }, log, (s) => runConcurrentYear(s, plan, m, log))).value;
+    if (only.has('aborts')) {
+      log(`aborts: ${o.aborts} aborted extracts, ${ABORT_CONCURRENCY} at a time ...`);
+      const aborts = (await withServer(setup, o, 'aborts', { warm: true }, log, (s) => runAborts(s, abortAsk(o, plan, setup.keys)))).value;
+      log(`aborts: busy after ${aborts.busyAfter}, RSS ${aborts.rssBeforeMb.toFixed(0)} -> ${aborts.rssAfterMb.toFixed(0)} MB`);
+      m.load.aborts = aborts;
     }
     m.capacity = await measureCapacity(o, plan, setup, m.extracts, log);
-    m.load.after = os.loadavg();
+    m.loadAverage.after = os.loadavg();
     return m;
   } finally {
     await rm(tempDir, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { UsageError } from '../shared/command-io.ts';
+import { isScenarioName, SCENARIO_NAMES, SCENARIOS, type ScenarioName } from './scenario-names.ts';
 
 export interface BenchOptions {
   scale: number;
@@ -13,24 +15,20 @@ export interface BenchOptions {
   /** Directory for a V8 CPU profile of the server child, or null for a plain (measured) run. */
   cpuProfDir: string | null;
   /** The scenarios to run, in the bench's own order whatever order --only gave. */
-  only: ScenarioId[];
-  /** Keys issued into the bench's registry; scenario F gives connection i key i mod keys. */
+  only: ScenarioName[];
+  /** Keys issued into the bench's registry; small-windows gives connection i key i mod keys. */
   keys: number;
-  /** Scenario F's measured duration. */
+  /** small-windows' measured duration. */
   smallSeconds: number;
-  /** Scenario H's measured aborted extracts (its warm-up adds a tenth more). */
+  /** aborts: the measured aborted extracts (its warm-up adds a tenth more). */
   aborts: number;
-  /** Scenario I: each throttled year download's pace, bytes per second. */
+  /** slow-readers: each throttled year download's pace, bytes per second. */
   slowBytesPerSecond: number;
-  /** Scenario K: the server's QUERY_TIMEOUT_MS; the download is paced to last 2.5 times as long. */
+  /** throttled-year: the server's QUERY_TIMEOUT_MS; the download is paced to last 2.5 times as long. */
   yearTimeoutSeconds: number;
-  /** Scenario J: the concurrencies tried for the best goodput (10 times the best is then offered). */
+  /** overload: the concurrencies tried for the best goodput (10 times the best is then offered). */
   overloadLevels: number[];
 }
-
-/** One letter per scenario; see USAGE for which issue row each answers. */
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M'] as const;
-export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 /** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
 export interface DayWindow {
@@ -45,31 +43,17 @@ export const USAGE = `Usage: npm run bench -- [options]
   --data-dir DIR   where the data set lives (default var/bench-data/scale-S, or -S-dN-eDAY if not the defaults)
   --json PATH      also write the result table as JSON
   --cpu-prof DIR   run the server under node --cpu-prof and print its top self-time functions
-  --only IDS       run only these scenarios, e.g. --only A,F (default: all)
-  --keys N         keys issued with \`fire-api keys issue\` for F and H (default 50)
-  --small-seconds S  duration of F (default 20)
-  --aborts N       aborted extracts in H (default 1000)
-  --slow-kb-s N    pace of each of I's throttled downloads, kB/s (default 1000: 1 MB/s)
-  --year-timeout-s N  QUERY_TIMEOUT_MS of K's server, in seconds (default 30)
-  --overload-levels LIST  J's calibration concurrencies (default 10,25,50,100); e.g. 100 offers 1,000
+  --only NAMES     run only these scenarios, e.g. --only year-csv,small-windows (default: all)
+  --keys N         keys issued with \`fire-api keys issue\` for small-windows and aborts (default 50)
+  --small-seconds S  duration of small-windows (default 20)
+  --aborts N       aborted extracts in aborts (default 1000)
+  --slow-kb-s N    pace of each of slow-readers' throttled downloads, kB/s (default 1000: 1 MB/s)
+  --year-timeout-s N  QUERY_TIMEOUT_MS of throttled-year's server, in seconds (default 30)
+  --overload-levels LIST  overload's calibration concurrencies (default 10,25,50,100); e.g. 100 offers 1,000
 
-Scenarios (issue rows in brackets):
-  A  one-year hotspot CSV vs DuckDB COPY, peak RSS, time to first byte [1, 2, 5]
-  B  one-month hotspot GeoJSON vs DuckDB COPY [3]
-  C  one-year sensor-readings CSV vs DuckDB COPY [9]
-  D  four concurrent one-year hotspot CSV extracts on a fresh server [4]
-  E  time to first byte on a fresh server, first request the one-year window [5, informational]
-  F  1-hour hotspot GeoJSON windows, 50 connections, autocannon [6]
-  G  rows/s of 1-day, 1-month and 1-year hotspot CSV windows [7]
-  H  aborted extracts on a fresh server: busy connections and RSS after [8]
-  I  8 throttled one-year CSV downloads in flight while 1-hour GeoJSON windows are measured [10]
-  J  overload: 10 times the best concurrency of 1-hour windows; goodput, p99, memory after [11]
-  K  one throttled one-year CSV download lasting 2.5 times QUERY_TIMEOUT_MS completes [12]
-  L  one-year hotspot Parquet (Accept) vs DuckDB COPY (FORMAT parquet); bytes per row beside A's CSV [13]
-  M  one-year hotspot Arrow IPC stream (Accept) vs the same COPY; bytes per row beside A's CSV [14]
+Scenarios:
+${SCENARIOS.map((s) => `  ${s.name.padEnd(20)} ${s.measures}`).join('\n')}
 `;
-
-export class BenchUsageError extends Error {}
 
 /** The repository root: the bench runs the project's own CLI from there, whatever the working directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,14 +63,14 @@ const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function parseDayText(text: string, name: string): number {
   const ms = Date.parse(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms) || dayText(ms) !== text) throw new BenchUsageError(`--${name} must be YYYY-MM-DD`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms) || dayText(ms) !== text) throw new UsageError(`--${name} must be YYYY-MM-DD`);
   return ms;
 }
 
 function positive(text: string | undefined, name: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new BenchUsageError(`--${name} must be a positive number`);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
   return n;
 }
 
@@ -136,26 +120,27 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
 function overloadLevels(text: string | undefined): number[] {
   if (text === undefined) return [10, 25, 50, 100];
   const levels = text.split(',').map((t) => Number(t.trim()));
-  if (levels.length === 0 || levels.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError('--overload-levels takes whole numbers of connections, e.g. 10,25,50,100');
+  if (levels.length === 0 || levels.some((n) => !Number.isInteger(n) || n <= 0)) throw new UsageError('--overload-levels takes whole numbers of connections, e.g. 10,25,50,100');
   return levels;
 }
 
-function parseOnly(text: string | undefined): ScenarioId[] {
-  if (text === undefined) return [...SCENARIO_IDS];
-  const asked = text.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
-  const unknown = asked.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
-  if (asked.length === 0 || unknown.length > 0) throw new BenchUsageError(`--only takes scenario ids among ${SCENARIO_IDS.join(',')}${unknown.length ? `; unknown: ${unknown.join(',')}` : ''}`);
-  return SCENARIO_IDS.filter((id) => asked.includes(id));
+function parseOnly(text: string | undefined): ScenarioName[] {
+  if (text === undefined) return [...SCENARIO_NAMES];
+  const asked = text.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = asked.filter((name) => !isScenarioName(name.toLowerCase()));
+  if (asked.length === 0 || unknown.length > 0) throw new UsageError(`--only takes scenario names among ${SCENARIO_NAMES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(',')}` : ''}`);
+  const names = new Set(asked.map((name) => name.toLowerCase()));
+  return SCENARIO_NAMES.filter((name) => names.has(name));
 }
 
-/** The whole data set: scenario A and C read all of it. */
+/** The whole data set: year-csv and year-readings-csv read all of it. */
 export function fullWindow(o: BenchOptions): DayWindow {
   const endMs = parseDayText(o.end, 'end');
   return { from: dayText(endMs - o.days * DAY_MS), to: o.end };
 }
 
 /**
- * Scenario B: the calendar month holding the middle of the data set, clipped to it.
+ * month-geojson: the calendar month holding the middle of the data set, clipped to it.
  * For the standard year 2025 that is July, the busiest fire month; for a few days it is the days.
  */
 export function monthWindow(o: BenchOptions): DayWindow {
@@ -168,7 +153,7 @@ export function monthWindow(o: BenchOptions): DayWindow {
   return { from: dayText(Math.max(fromMs, monthStart)), to: dayText(Math.min(toMs, monthEnd)) };
 }
 
-/** Scenario G's one-day window: the middle day of the month window, so the day lies inside the month and the month inside the year. */
+/** window-sizes' one-day window: the middle day of the month window, so the day lies inside the month and the month inside the year. */
 export function midMonthDayWindow(o: BenchOptions): DayWindow {
   const month = monthWindow(o);
   const fromMs = Date.parse(`${month.from}T00:00:00Z`);

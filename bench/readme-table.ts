@@ -1,32 +1,17 @@
-// Prints the README's Performance table (markdown) from a bench report:
+// Prints the bench table of docs/performance.md (markdown) from a bench report:
 //   node --import tsx bench/readme-table.ts var/bench.json
-// so the table in the README is always a measured one, never typed by hand.
+// so the table in docs/performance.md is always a measured one, never typed by hand.
 import { readFile } from 'node:fs/promises';
+import { SCENARIO_NAMES, SCENARIOS } from './scenario-names.ts';
 import { formatValue, verdict, type Figure, type Machine } from './table.ts';
 
-/** The issue's wording of each row, so the README reads like the table it answers. */
-const ROWS: Record<number, string> = {
-  1: 'one-year hotspot CSV over HTTP',
-  2: 'same, server peak RSS',
-  3: 'one-month hotspot GeoJSON',
-  4: 'four concurrent one-year CSV extracts',
-  5: 'time to first byte, one-year window',
-  6: 'small windows: 1-hour GeoJSON, 50 connections',
-  7: 'growth: 1 day, 1 month, 1 year CSV',
-  8: 'extracts aborted mid-stream',
-  9: 'one-year sensor-readings CSV',
-  10: '8 throttled one-year CSV downloads in flight, 1-hour GeoJSON windows measured',
-  11: 'overload: 10× the best concurrency of 1-hour windows',
-  12: 'a throttled one-year CSV download lasting past QUERY_TIMEOUT_MS',
-  13: 'one-year hotspot Parquet (Accept) beside DuckDB COPY parquet',
-  14: 'one-year hotspot Arrow IPC stream (Accept) beside DuckDB COPY parquet',
-};
+const MEASURES = new Map<string, string>(SCENARIOS.map((s) => [s.name, s.measures]));
 
 interface Report {
   measuredAtUtc?: string;
   machine: Machine;
   git?: { commit: string | null; dirty: boolean | null };
-  options: { scale: number; days: number; end: string; only: string[] };
+  options: { scale: number; days: number; end: string };
   figures: Figure[];
   load: { before: number[]; after: number[] };
   totalSeconds: number;
@@ -36,13 +21,15 @@ interface Report {
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
 export function renderReadmeTable(r: Report): string {
-  const rowFigures = r.figures.filter((f) => f.row !== null).sort((a, b) => a.row! - b.row!);
-  const lines = ['| # | scenario | figure | measured | target | result |', '|---|---|---|---:|---|---|'];
-  for (const f of rowFigures) {
-    lines.push(`| ${f.row} | ${cell(ROWS[f.row!] ?? '')} | ${cell(f.figure)} | ${cell(formatValue(f))} | ${cell(f.target ?? '—')} | ${verdict(f)} |`);
+  const order = (f: Figure) => SCENARIO_NAMES.findIndex((name) => name === f.scenario);
+  // A stable sort: each scenario's figures stay in the order the bench printed them.
+  const headlines = r.figures.filter((f) => f.headline).sort((a, b) => order(a) - order(b));
+  const lines = ['| scenario | what it measures | figure | measured | target | result |', '|---|---|---|---:|---|---|'];
+  for (const f of headlines) {
+    lines.push(`| ${f.scenario} | ${cell(MEASURES.get(f.scenario) ?? '')} | ${cell(f.figure)} | ${cell(formatValue(f))} | ${cell(f.target ?? '—')} | ${verdict(f)} |`);
   }
-  const missing = Object.keys(ROWS).map(Number).filter((n) => !rowFigures.some((f) => f.row === n));
-  const failedChecks = r.figures.filter((f) => f.row === null && f.pass === false).map((f) => `${f.scenario}: ${f.figure}`);
+  const missing = SCENARIO_NAMES.filter((name) => !headlines.some((f) => f.scenario === name));
+  const failedChecks = r.figures.filter((f) => !f.headline && f.pass === false).map((f) => `${f.scenario}: ${f.figure}`);
   const m = r.machine;
   const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' / ');
   const code = r.git?.commit ? `commit ${r.git.commit}${r.git.dirty ? ' with uncommitted changes' : ''}` : 'commit unknown';
@@ -53,7 +40,7 @@ export function renderReadmeTable(r: Report): string {
     '',
     ...lines,
     '',
-    missing.length ? `Rows not measured in this run: ${missing.join(', ')} (scenarios ${r.options.only.join(',')}).` : 'Every row measured in this run.',
+    missing.length ? `Scenarios not measured in this run: ${missing.join(', ')}.` : 'Every scenario measured in this run.',
     failedChecks.length || r.problems.length
       ? `Checks that failed (figures above are not trustworthy): ${[...failedChecks, ...r.problems].join('; ')}.`
       : 'Every consistency check held (row counts = X-Returned = DuckDB count, clean transfer ends, every status 200).',

@@ -2,10 +2,11 @@ import { fetchExtract, type HttpRun, type WireFormat } from './http-run.ts';
 import type { DayWindow } from './options.ts';
 import { runReference, type ReferenceRun } from './reference.ts';
 import { readCpuSeconds, sampleRss } from './rss.ts';
+import type { ScenarioName } from './scenario-names.ts';
 import type { ServerProcess } from './server-process.ts';
 
 export interface ScenarioSpec {
-  id: string;
+  name: ScenarioName;
   title: string;
   dataset: string;
   timeColumn: string;
@@ -17,7 +18,7 @@ export interface ScenarioSpec {
 }
 
 export interface ScenarioResult {
-  id: string;
+  name: ScenarioName;
   title: string;
   path: string;
   window: DayWindow;
@@ -110,7 +111,7 @@ export async function runScenario(
   const wallSeconds = run.wallMs / 1000;
   const referenceSeconds = reference.wallMs / 1000;
   return {
-    id: spec.id,
+    name: spec.name,
     title: spec.title,
     path,
     window: spec.window,

@@ -82,7 +82,7 @@ export function fire(server: ServerProcess, ask: SmallWindowsAsk, seconds: numbe
   });
 }
 
-/** Row 6: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
+/** small-windows: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
 export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAsk): Promise<SmallWindowsResult> {
   const warmupSeconds = ask.seconds / 10;
   await fire(server, ask, warmupSeconds, 2);

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
 export interface Figure {
-  /** The row of the issue's benchmark table this figure answers, or null for a supporting figure. */
-  row: number | null;
+  /** A figure of the performance table (bench/readme-table.ts), not only of the bench's own. */
+  headline: boolean;
   scenario: string;
   figure: string;
   value: number | boolean;
@@ -38,13 +38,13 @@ export function describeMachine(): Machine {
   };
 }
 
-export const info = (scenario: string, figure: string, value: number | boolean, unit = ''): Figure => ({ row: null, scenario, figure, value, unit, target: null, pass: null });
+export const info = (scenario: string, figure: string, value: number | boolean, unit = ''): Figure => ({ headline: false, scenario, figure, value, unit, target: null, pass: null });
 
-/** Marks `f` as (one of) the figure(s) of the issue's row `row`. */
-export const forRow = (row: number, f: Figure): Figure => ({ ...f, row });
+/** Marks `f` as (one of) the figure(s) its scenario shows in the performance table. */
+export const headline = (f: Figure): Figure => ({ ...f, headline: true });
 
 export const atMost = (scenario: string, figure: string, value: number, limit: number, unit = ''): Figure => ({
-  row: null,
+  headline: false,
   scenario,
   figure,
   value,
@@ -54,7 +54,7 @@ export const atMost = (scenario: string, figure: string, value: number, limit: n
 });
 
 export const atLeast = (scenario: string, figure: string, value: number, limit: number, unit = ''): Figure => ({
-  row: null,
+  headline: false,
   scenario,
   figure,
   value,
@@ -64,7 +64,7 @@ export const atLeast = (scenario: string, figure: string, value: number, limit: 
 });
 
 /** A check that must hold for the figures to mean anything (row counts, clean end). */
-export const mustHold = (scenario: string, figure: string, value: boolean): Figure => ({ row: null, scenario, figure, value, unit: '', target: 'yes', pass: value });
+export const mustHold = (scenario: string, figure: string, value: boolean): Figure => ({ headline: false, scenario, figure, value, unit: '', target: 'yes', pass: value });
 
 export function formatValue(f: Figure): string {
   if (typeof f.value === 'boolean') return f.value ? 'yes' : 'no';
@@ -80,8 +80,8 @@ export const verdict = (f: Figure) => (f.pass === null ? '' : f.pass ? 'pass' : 
 
 /** A plain-text table, one figure per line, readable in a terminal and pasteable into an issue. */
 export function renderTable(figures: readonly Figure[]): string {
-  const header = ['#', 'scenario', 'figure', 'value', 'target', 'result'];
-  const rows = figures.map((f) => [f.row === null ? '' : String(f.row), f.scenario, f.figure, formatValue(f), f.target ?? '', verdict(f)]);
+  const header = ['*', 'scenario', 'figure', 'value', 'target', 'result'];
+  const rows = figures.map((f) => [f.headline ? '*' : '', f.scenario, f.figure, formatValue(f), f.target ?? '', verdict(f)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

@@ -7,9 +7,9 @@
 // until one ends. Its size is read once, when the pool first starts, so it is set here, before
 // anything can start it: this file is CommonJS (bin/package.json), loaded without the pool.
 if (!process.env.UV_THREADPOOL_SIZE) {
-  // DUCKDB_CONNECTIONS as server/config.ts reads it (default 2 × cores, at least 2).
+  // DUCKDB_CONNECTIONS as server/config.ts reads it, with its default from the same module.
   const set = Number.parseInt(process.env.DUCKDB_CONNECTIONS ?? '', 10);
-  const connections = Number.isFinite(set) && set > 0 ? set : Math.max(2, require('node:os').availableParallelism() * 2);
+  const connections = Number.isFinite(set) && set > 0 ? set : require('../server/duckdb-connections.cjs').defaultDuckdbConnections();
   process.env.UV_THREADPOOL_SIZE = String(Math.max(16, connections + 8));
 }
 

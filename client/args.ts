@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
+import { UsageError } from '../shared/command-io.ts';
 import { SIMULATED_DATASETS, WINDOWLESS_DATASETS } from '../shared/wire.ts';
-import { UsageError } from './errors.ts';
 import type { Format } from './page-request.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 
@@ -141,5 +141,3 @@ export function parseVerifyArgs(args: string[], env: NodeJS.ProcessEnv): VerifyO
     json: v.json === true,
   };
 }
-
-export { isArgsError } from '../shared/command-io.ts';

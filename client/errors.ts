@@ -3,8 +3,6 @@
 /** A problem the user can act on: printed as one line, exit code 1. */
 export class ClientError extends Error {}
 
-export { UsageError } from '../shared/command-io.ts';
-
 /** The connection failed or the body ended early (the server aborts a stream it cannot finish). */
 export class TransferError extends ClientError {}
 

@@ -1,5 +1,5 @@
 import { ClientError, ProtocolError } from './errors.ts';
-import type { ExtractRun } from './extract.ts';
+import type { ExtractRun } from './extract-run.ts';
 import type { PageRecord } from './manifest.ts';
 import { acceptOf, pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
 import { retryMessage } from './progress.ts';

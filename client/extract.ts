@@ -1,41 +1,24 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { EXTRACT_USAGE, isArgsError, parseExtractArgs, type ExtractOptions } from './args.ts';
+import { parseCommandArgs } from '../shared/command-io.ts';
+import { EXTRACT_USAGE, parseExtractArgs, type ExtractOptions } from './args.ts';
 import { extractPaths, finishExtract, type ExtractPaths } from './assemble.ts';
 import { ClientError } from './errors.ts';
 import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { checkPage, fetchPage } from './extract-page.ts';
+import type { ExtractRun } from './extract-run.ts';
 import { fileSize, OutputFile } from './output-file.ts';
 import { Progress } from './progress.ts';
 import { describeIdentity, loadState, newState, rowsDone, sameIdentity, saveState, type Identity, type ResumeState } from './resume-state.ts';
-
-export interface ExtractRun {
-  opts: ExtractOptions;
-  paths: ExtractPaths;
-  client: HttpClient;
-  state: ResumeState;
-  out: OutputFile;
-  progress: Progress;
-}
 
 const identityOf = (o: ExtractOptions): Identity => ({ service: o.service, dataset: o.dataset, format: o.format, from: o.from, to: o.to, parameters: o.parameters });
 
 /** `fire-api extract`: 0 done, 1 failed (completed windows kept for a resume), 2 usage. */
 export async function extractCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(EXTRACT_USAGE);
-    return 0;
-  }
-  let opts: ExtractOptions;
-  try {
-    opts = parseExtractArgs(args, env);
-  } catch (e) {
-    if (!isArgsError(e)) throw e;
-    io.stderr.write(`fire-api extract: ${e.message}\n\n${EXTRACT_USAGE}`);
-    return 2;
-  }
+  const opts = parseCommandArgs(io, 'extract', EXTRACT_USAGE, args, () => parseExtractArgs(args, env));
+  if (typeof opts === 'number') return opts;
   const client = new HttpClient(opts.key, `${USER_AGENT} extract`);
   try {
     await runExtract(opts, client, io);

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { isArgsError, parseVerifyArgs, VERIFY_USAGE, type VerifyOptions } from './args.ts';
+import { parseCommandArgs } from '../shared/command-io.ts';
+import { parseVerifyArgs, VERIFY_USAGE, type VerifyOptions } from './args.ts';
 import { ClientError } from './errors.ts';
 import { HttpClient } from './http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
@@ -12,18 +13,8 @@ import { printReport, type FileCheck, type WindowCheck } from './verify-report.t
 
 /** `fire-api verify`: 0 every window identical, 1 something changed, 2 usage, 3 could not verify. */
 export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(VERIFY_USAGE);
-    return 0;
-  }
-  let opts: VerifyOptions;
-  try {
-    opts = parseVerifyArgs(args, env);
-  } catch (e) {
-    if (!isArgsError(e)) throw e;
-    io.stderr.write(`fire-api verify: ${e.message}\n\n${VERIFY_USAGE}`);
-    return 2;
-  }
+  const opts = parseCommandArgs(io, 'verify', VERIFY_USAGE, args, () => parseVerifyArgs(args, env));
+  if (typeof opts === 'number') return opts;
   const client = new HttpClient(opts.key, `${USER_AGENT} verify`);
   try {
     const manifest = await readManifest(opts.manifest);

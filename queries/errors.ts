@@ -1,3 +1,5 @@
+/** Every error the query side raises on purpose; server/problems.ts maps each to the problem the client sees. */
+
 /** The service cannot look at the data (503): missing folder, chain down, unreadable or mismatched file. */
 export class DatasetUnavailableError extends Error {
   constructor(readonly dataset: string, readonly reason: string) {
@@ -18,6 +20,27 @@ export class StreamIncompleteError extends Error {
     super(`stream ended after ${written} of ${expected} rows`);
   }
 }
+
+/** Every connection is busy and the wait queue is full: the service did not look (503). */
+export class EngineBusyError extends Error {
+  /**
+   * @param drainSeconds whole seconds until the requests waiting now would have been handed a
+   *   connection at the pace measured over the last seconds; null when none was handed out lately.
+   */
+  constructor(readonly drainSeconds: number | null) {
+    super('all connections busy and the wait queue is full');
+  }
+}
+
+/** TEMP_DIR_MAX_MB is spent: the response was refused before its first byte (503). */
+export class TempBudgetFullError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('temporary disk budget spent');
+  }
+}
+
+/** A file whose bytes are not a complete Parquet file (truncated, still being written, not Parquet). */
+export class UnreadableFileError extends Error {}
 
 /**
  * The disk under TEMP_DIR is full: ENOSPC from Node, or the engine's IO error for a temp file it

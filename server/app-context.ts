@@ -1,5 +1,5 @@
-import type { ExtractContext } from '../queries/extract.ts';
-import type { FileStates } from '../queries/file-states.ts';
+import type { ExtractContext } from '../queries/stream/extract-types.ts';
+import type { FileStates } from '../queries/files/states.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Box } from '../queries/box.ts';
+import type { Box } from '../queries/sql/box.ts';
 
 const NUMBER_TEXT = String.raw`\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*`;
 const NUMBER = new RegExp(`^${NUMBER_TEXT}$`);

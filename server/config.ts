@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultDuckdbConnections } from './duckdb-connections.cjs';
 
 const Env = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -23,7 +24,7 @@ const Env = z.object({
   // groups, concurrent requests): measured faster and in about half the memory of threads = cores.
   DUCKDB_THREADS: z.coerce.number().int().positive().default(1),
   EXTRACT_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism())),
-  DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(Math.max(2, os.availableParallelism() * 2)),
+  DUCKDB_CONNECTIONS: z.coerce.number().int().positive().default(defaultDuckdbConnections()),
   DUCKDB_QUEUE_MAX: z.coerce.number().int().min(0).default(512),
   QUEUE_WAIT_MAX_MS: z.coerce.number().int().positive().default(10_000),
   REFUSAL_HOLD_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../datasets/index.ts';
+import type { DataVersion } from '../queries/stream/extract-types.ts';
 import { effectiveQuery, windowText } from './meta.ts';
 import type { DatasetQuery } from './query-params.ts';
 
@@ -7,10 +8,10 @@ import type { DatasetQuery } from './query-params.ts';
  * Weak ETag: same data version + same normalised query + same format. Weak because GeoJSON's
  * `meta.observation.ageSeconds` moves with the clock while the data does not.
  */
-export function entityTag(d: DatasetDescriptor, q: DatasetQuery, dataVersion: string, folderValue: string | null, rowLimit: number): string {
-  const query = Object.entries(effectiveQuery(d, q, folderValue)).sort();
+export function entityTag(d: DatasetDescriptor, q: DatasetQuery, version: DataVersion, rowLimit: number): string {
+  const query = Object.entries(effectiveQuery(d, q, version.folderValue)).sort();
   // The row limit decides where a cut falls: another limit is another response.
-  const normalised = JSON.stringify([d.name, windowText(q.window), query, q.format, rowLimit, dataVersion]);
+  const normalised = JSON.stringify([d.name, windowText(q.window), query, q.format, rowLimit, version.dataVersion]);
   return `W/"${createHash('sha256').update(normalised).digest('base64url').slice(0, 32)}"`;
 }
 
@@ -25,8 +26,8 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 /** The isFresh hook for prepareExtract, remembering the tag it computed for the response header. */
 export function freshness(d: DatasetDescriptor, q: DatasetQuery, ifNoneMatch: string | undefined, rowLimit: number) {
   const state = { etag: '' };
-  const isFresh = (v: { dataVersion: string; folderValue: string | null }) => {
-    state.etag = entityTag(d, q, v.dataVersion, v.folderValue, rowLimit);
+  const isFresh = (v: DataVersion) => {
+    state.etag = entityTag(d, q, v, rowLimit);
     return matchesIfNoneMatch(ifNoneMatch, state.etag);
   };
   return { isFresh, etag: () => state.etag };

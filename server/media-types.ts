@@ -1,18 +1,7 @@
-import type { Format } from '../queries/compile.ts';
-import { PARQUET_MEDIA_TYPE } from '../shared/wire.ts';
+import { FORMAT_NAMES, FORMATS, type Format } from '../queries/formats.ts';
 
-/** The media type of each response format (the Content-Type sent, and what Accept asks for). */
-export const MEDIA_TYPES: Record<Format, string> = {
-  csv: 'text/csv; charset=utf-8',
-  geojson: 'application/geo+json',
-  parquet: PARQUET_MEDIA_TYPE,
-  arrow: 'application/vnd.apache.arrow.stream',
-};
-
-const COLUMNAR: Record<string, 'parquet' | 'arrow'> = {
-  [MEDIA_TYPES.parquet]: 'parquet',
-  [MEDIA_TYPES.arrow]: 'arrow',
-};
+/** The formats Accept chooses, by media type. */
+const BY_MEDIA_TYPE = new Map(FORMAT_NAMES.filter((f) => FORMATS[f].negotiation === 'accept').map((f) => [FORMATS[f].mediaType, f]));
 
 /** Key the cache of a response on: the format chosen from Accept is part of what is sent. */
 export const DATA_VARY = 'Accept, Authorization';
@@ -37,13 +26,13 @@ function acceptEntries(accept: string): AcceptEntry[] {
  * other entry is preferred to it; GeoJSON for every other Accept, as in v1.
  */
 export function negotiateFormat(format: 'csv' | 'geojson', accept: string | undefined): Format {
-  if (format === 'csv' || !accept) return format;
-  let best: { format: 'parquet' | 'arrow'; q: number } | null = null;
+  if (FORMATS[format].negotiation === 'pinned' || !accept) return format;
+  let best: { format: Format; q: number } | null = null;
   let otherQ = 0;
   for (const e of acceptEntries(accept)) {
-    const columnar = COLUMNAR[e.type];
-    if (!columnar) otherQ = Math.max(otherQ, e.q);
-    else if (e.q > 0 && (!best || e.q > best.q)) best = { format: columnar, q: e.q };
+    const named = BY_MEDIA_TYPE.get(e.type);
+    if (!named) otherQ = Math.max(otherQ, e.q);
+    else if (e.q > 0 && (!best || e.q > best.q)) best = { format: named, q: e.q };
   }
   return best && best.q >= otherQ ? best.format : format;
 }

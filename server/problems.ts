@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, TempBudgetFullError } from '../queries/errors.ts';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
@@ -55,4 +56,53 @@ export function problemBody(kind: ProblemKind, detail: string, instance: string,
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
   const { status, body } = problemBody(p.kind, p.detail, request.url.split('?')[0] ?? '', request.id, p.errors);
   return reply.code(status).headers(p.headers).type('application/problem+json').send(body);
+}
+
+/** Maps a preflight failure to the problem the client sees: nothing from the engine or the disk leaks. */
+export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
+  if (e instanceof Problem) return e;
+  if (e instanceof DataParameterError) return new Problem('invalid-parameter', e.message, [{ parameter: e.parameter, message: e.message }]);
+  if (e instanceof EngineBusyError) return atCapacity(e, retryAfterSeconds);
+  const retry = { 'retry-after': String(retryAfterSeconds) };
+  if (e instanceof TempBudgetFullError) {
+    return new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, { 'retry-after': String(e.retryAfterSeconds) });
+  }
+  if (e instanceof DatasetUnavailableError) {
+    const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
+    return Object.assign(p, { cause: e });
+  }
+  if (isOutOfTempSpace(e)) {
+    const p = new Problem('unavailable', 'The server ran out of temporary space for this response, so the service did not look. Retry later.', undefined, retry);
+    return Object.assign(p, { cause: e });
+  }
+  const timedOut = e instanceof DOMException && e.name === 'TimeoutError';
+  const detail = timedOut ? 'The query did not finish within the time limit, so the service did not look.' : 'The data could not be read, so the service did not look.';
+  // The engine's own complaints about a statement are bugs (500), not unreadable data (503).
+  if (!timedOut && /^(Binder|Parser|Catalog|Not implemented) Error/.test((e as Error)?.message ?? '')) throw e;
+  return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
+}
+
+/**
+ * A queue-full refusal, held for `holdMs` (at most the time the queue takes to drain) before it is
+ * sent, with Retry-After counted from the moment it is sent. Under overload, clients that come
+ * straight back after a 503 (scripts, load generators, retry loops without backoff) otherwise
+ * make refusals the server's main work: thousands a second took the cores from the requests being
+ * served (the bench's overload scenario at 1,000 connections: 2 req/s of 200s at once, 60 req/s with a 2 s hold).
+ * A held refusal costs a timer and an open socket; no connection, file or temp space is taken.
+ */
+export async function heldRefusal(e: EngineBusyError, holdMs: number, retryAfterSeconds: number): Promise<Problem> {
+  const hold = e.drainSeconds === null ? holdMs : Math.min(holdMs, e.drainSeconds * 1000);
+  if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold).unref());
+  return atCapacity(e.drainSeconds === null ? e : new EngineBusyError(Math.ceil(e.drainSeconds - hold / 1000)), retryAfterSeconds);
+}
+
+/**
+ * The queue-full 503. `Retry-After` is the time the queue in front of the client takes to drain at
+ * the pace measured just now, at most `RETRY_AFTER_SECONDS`, which is also the answer when no
+ * request was served lately (no pace to go by).
+ */
+export function atCapacity(e: EngineBusyError, retryAfterSeconds: number): Problem {
+  const seconds = e.drainSeconds === null ? retryAfterSeconds : Math.min(retryAfterSeconds, Math.max(1, e.drainSeconds));
+  const p = new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, { 'retry-after': String(seconds) });
+  return Object.assign(p, { cause: e });
 }

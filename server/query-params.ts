@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { ColumnFilter, DatasetDescriptor } from '../datasets/index.ts';
-import type { Box } from '../queries/box.ts';
-import type { Format, RowFilter } from '../queries/compile.ts';
+import type { Box } from '../queries/sql/box.ts';
+import type { Format } from '../queries/formats.ts';
+import type { RowFilter } from '../queries/sql/filter-sql.ts';
 import { parseInstant, type Instant } from '../queries/instant.ts';
-import { resolveWindow, type Window } from '../queries/window.ts';
+import { resolveWindow, WINDOW_SYNTAX, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';
 import { negotiateFormat } from './media-types.ts';
 import { invalidParameters, type ParameterError } from './problems.ts';
@@ -19,7 +20,6 @@ export interface DatasetQuery {
   echo: Record<string, string | null>;
 }
 
-const WINDOW_SYNTAX = 'must be YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.ffffff]] with Z, ±HH:MM or no offset (UTC)';
 const WINDOW_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>

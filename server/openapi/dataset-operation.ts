@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { wireColumns, type DatasetDescriptor } from '../../datasets/index.ts';
-import { csvHeader } from '../../queries/compile.ts';
-import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/compile-columnar.ts';
+import { csvHeader } from '../../queries/sql/compile.ts';
+import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/sql/compile-columnar.ts';
+import { FORMATS } from '../../queries/formats.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { MEDIA_TYPES } from '../media-types.ts';
 import { datasetQuerySchema } from '../query-params.ts';
 import { dataHeaders } from './headers.ts';
 import { problemResponseId } from './problem-schemas.ts';
@@ -59,12 +59,12 @@ function columnarMedia(d: DatasetDescriptor): Record<string, SchemaObject> {
   const meta = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under the key \`${COLUMNAR_META_KEY}\``;
   const geo = hasColumnarGeometry(d) ? ` GeoParquet 1.1: \`geometry\` is WKB, CRS84, with \`geo\` file metadata (geometry types, bbox of the file).` : '';
   return {
-    [MEDIA_TYPES.parquet]: {
-      schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${MEDIA_TYPES.parquet}\` (and no \`format=csv\`). Columns in CSV order: ${list}.${geo} Key-value metadata: ${meta}.` },
+    [FORMATS.parquet.mediaType]: {
+      schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${FORMATS.parquet.mediaType}\` (and no \`format=csv\`). Columns in CSV order: ${list}.${geo} Key-value metadata: ${meta}.` },
       'x-columns': columns,
     },
-    [MEDIA_TYPES.arrow]: {
-      schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${MEDIA_TYPES.arrow}\` (and no \`format=csv\`). Columns in CSV order: ${list}${hasColumnarGeometry(d) ? ' (`geometry` as the GeoArrow extension `geoarrow.wkb`)' : ''}. Schema metadata: ${meta}.` },
+    [FORMATS.arrow.mediaType]: {
+      schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`). Columns in CSV order: ${list}${hasColumnarGeometry(d) ? ' (`geometry` as the GeoArrow extension `geoarrow.wkb`)' : ''}. Schema metadata: ${meta}.` },
       'x-columns': columns,
     },
   };

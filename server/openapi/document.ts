@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
-import { listKeyValues } from '../../queries/partitions.ts';
+import { listKeyValues } from '../../queries/files/partitions.ts';
 import { datasetOperation, datasetSchemaPrefix } from './dataset-operation.ts';
 import { headerComponents, notModifiedHeaders, problemHeaders } from './headers.ts';
 import { Health, otherPaths, Readiness } from './other-operations.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
-import { FAILING_LISTED } from '../../queries/file-states.ts';
+import { FAILING_LISTED } from '../../queries/files/states.ts';
 import { problemRef, queryParameters } from './dataset-operation.ts';
 import { docsAssets, DocsQuery } from './docs-page.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';

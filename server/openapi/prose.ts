@@ -1,5 +1,5 @@
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { csvHeader } from '../../queries/compile.ts';
+import { csvHeader } from '../../queries/sql/compile.ts';
 
 /** What a schema cannot say; numbers that the configuration decides are filled in. */
 export interface ProseLimits {

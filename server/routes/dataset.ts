@@ -1,32 +1,30 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { csvHeader } from '../../queries/compile.ts';
-import { prepareExtract, type Extract } from '../../queries/extract.ts';
+import { FORMATS } from '../../queries/formats.ts';
+import type { DataVersion, Extract } from '../../queries/stream/extract-types.ts';
+import { prepareExtract } from '../../queries/stream/extract.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { DATA_VARY, MEDIA_TYPES } from '../media-types.ts';
+import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { atCapacity, requestSignal, toProblem } from '../request-signal.ts';
+import { atCapacity, toProblem } from '../problems.ts';
+import { requestSignal } from '../request-signal.ts';
 
-async function* geojsonBody(meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
-  yield `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`;
-  yield* x.chunks();
-  yield ']}\n';
+async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, suffix: string): AsyncGenerator<string | Buffer> {
+  yield prefix;
+  yield* rows;
+  if (suffix) yield suffix;
 }
 
-async function* csvBody(d: DatasetDescriptor, x: Extract): AsyncGenerator<string | Buffer> {
-  yield csvHeader(d);
-  yield* x.chunks();
-}
-
+/** Text rows framed by their format; a columnar body carries meta in its own file or stream. */
 function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
-  if (q.format === 'csv') return csvBody(d, x);
-  if (q.format === 'geojson') return geojsonBody(meta, x);
-  return x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
+  const body = FORMATS[q.format].body;
+  if (body.kind === 'columnar') return x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
+  return framed(body.prefix(d, meta), x.chunks(), body.suffix);
 }
 
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
@@ -40,7 +38,7 @@ async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: nu
 /** Headers from meta, then the body streamed; HEAD gets the headers only. */
 function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-  reply.headers(metaHeaders(meta)).type(MEDIA_TYPES[q.format]);
+  reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
   ctx.metrics.observeExtract(d.name, x.returned);
   if (request.method === 'HEAD') {
     x.dispose();
@@ -85,7 +83,7 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
       folderValue: q.folderValue,
       params: q.params,
       isFresh: fresh.isFresh,
-      cacheKey: (v: { dataVersion: string; folderValue: string | null }) => entityTag(d, q, v.dataVersion, v.folderValue, ctx.config.rowLimit),
+      cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
     };
     const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
     const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {

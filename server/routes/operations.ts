@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DATASETS } from '../../datasets/index.ts';
-import { readChain } from '../../queries/chain.ts';
-import type { Engine } from '../../queries/engine.ts';
+import { readChain } from '../../queries/files/chain.ts';
+import type { Engine } from '../../queries/engine/engine.ts';
 import type { AppContext } from '../app-context.ts';
 
 async function datasetStatus(dataDir: string, name: string, nowMs: number) {

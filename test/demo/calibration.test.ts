@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseDay } from '../../datasets/demo/calendar.ts';
-import { createEventSource } from '../../datasets/demo/event-source.ts';
-import { HOTSPOTS_PER_DAY, seasonFactor } from '../../datasets/demo/fire-events.ts';
-import { HOTSPOT_STAGE, passRows } from '../../datasets/demo/hotspot-plan.ts';
+import { parseDay } from '../../demo/calendar.ts';
+import { createEventSource } from '../../demo/event-source.ts';
+import { HOTSPOTS_PER_DAY, seasonFactor } from '../../demo/fire-events.ts';
+import { HOTSPOT_STAGE, passRows } from '../../demo/hotspot-plan.ts';
 
 const PIXELS = HOTSPOT_STAGE.findIndex((column) => column.name === 'n');
 

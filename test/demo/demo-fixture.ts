@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { writeDemoData, type DemoDatasetSummary, type WriteDemoDataOptions } from '../../queries/write-demo-data.ts';
+import { writeDemoData, type DemoDatasetSummary, type WriteDemoDataOptions } from '../../demo/write-demo-data.ts';
 
 export type Row = Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import {
   initialSpreadIndex,
   stepFwi,
   type FwiCodes,
-} from '../../datasets/demo/fwi.ts';
+} from '../../demo/fwi.ts';
 
 // The standard check data of Van Wagner & Pickett (1985), reprinted by Wang, Anderson &
 // Suddaby (2015): one station from 13 April, start values FFMC 85, DMC 6, DC 15.

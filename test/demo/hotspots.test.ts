@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_AREAS, SEA_BOXES, insideBox } from '../../datasets/demo/regions.ts';
+import { ADMIN_AREAS, SEA_BOXES, insideBox } from '../../demo/regions.ts';
 import { SMALL, makeTempDir, num, openDb, readAll, removeDir, writeInto, type Db } from './demo-fixture.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildupIndex, dailySeverityRating, fireWeatherIndex } from '../../datasets/demo/fwi.ts';
-import { ADMIN_AREAS, COUNTRIES, insideBox } from '../../datasets/demo/regions.ts';
+import { buildupIndex, dailySeverityRating, fireWeatherIndex } from '../../demo/fwi.ts';
+import { ADMIN_AREAS, COUNTRIES, insideBox } from '../../demo/regions.ts';
 import { SMALL, makeTempDir, num, openDb, readAll, removeDir, writeInto, type Db } from './demo-fixture.ts';
 import { isValidRing, parseWkt, ringAreaHa } from './wkt.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPerimeter } from '../../datasets/demo/perimeter.ts';
-import { createRng } from '../../datasets/demo/random.ts';
+import { buildPerimeter } from '../../demo/perimeter.ts';
+import { createRng } from '../../demo/random.ts';
 import { isValidRing, parseWkt, pointInRing, ringAreaHa } from './wkt.ts';
 
 const CENTRE = { lat: 40.2, lon: -8.0 };

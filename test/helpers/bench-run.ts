@@ -8,7 +8,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** A figure of the bench's JSON report (bench/table.ts), as a test reads it. */
 export interface BenchFigure {
-  row: number | null;
+  headline: boolean;
   scenario: string;
   figure: string;
   value: unknown;

@@ -8,7 +8,7 @@ import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { extractCommand } from '../../client/extract.ts';
 import { verifyCommand } from '../../client/verify.ts';
 import { captureIo, extractArgs } from '../client/harness.ts';
-import { burnt } from '../queries/compile-fixtures.ts';
+import { burnt } from '../queries/sql/compile-fixtures.ts';
 import { fireApi } from '../helpers/cli.ts';
 import { dangerRow, hotspot, station, tempDir } from '../helpers/fixtures.ts';
 import { writeBulkHotspots, writeParquet } from '../helpers/parquet.ts';

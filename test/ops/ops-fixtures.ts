@@ -2,8 +2,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { FileChecker, type FileVerdict } from '../../queries/file-check.ts';
-import { listFiles, partitionRange } from '../../queries/partitions.ts';
+import { FileChecker, type FileVerdict } from '../../queries/files/check.ts';
+import { listFiles, partitionRange } from '../../queries/files/partitions.ts';
 
 export const VIIRS_HEADER = 'latitude,longitude,bright_ti4,scan,track,acq_date,acq_time,satellite,instrument,confidence,version,bright_ti5,frp,daynight';
 export const MODIS_HEADER = 'latitude,longitude,brightness,scan,track,acq_date,acq_time,satellite,instrument,confidence,version,bright_t31,frp,daynight,type,country_id';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { ARROW, arrowTable, type Cell, csvRows, duckdbParquet, fetchBytes, firstDifference, hyparquetKeyValues, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
-import { COLUMNAR_ROWS_PER_GROUP } from '../../queries/compile-columnar.ts';
+import { COLUMNAR_ROWS_PER_GROUP } from '../../queries/sql/compile-columnar.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { rawGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';

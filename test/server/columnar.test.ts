@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
-import { wkbToGeoJson } from '../../queries/wkb.ts';
+import { wkbToGeoJson } from '../../queries/sql/wkb.ts';
 import { ARROW, arrowTable, csvRows, duckdbParquet, fetchBytes, hyparquetKeyValues, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';

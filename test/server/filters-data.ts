@@ -4,7 +4,7 @@ import { fireDanger } from '../../datasets/fire-danger.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
-import { square, writeWkb, type Geom } from '../queries/wkb-writer.ts';
+import { square, writeWkb, type Geom } from '../queries/sql/wkb-writer.ts';
 import { dangerRow, hotspot, reading, station, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeParquet, type Row } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';

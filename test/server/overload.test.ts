@@ -1,8 +1,9 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EngineBusyError, type Lease } from '../../queries/engine.ts';
-import { atCapacity, heldRefusal } from '../../server/request-signal.ts';
+import type { Lease } from '../../queries/engine/engine.ts';
+import { EngineBusyError } from '../../queries/errors.ts';
+import { atCapacity, heldRefusal } from '../../server/problems.ts';
 import { captureLogs } from '../helpers/logs.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';

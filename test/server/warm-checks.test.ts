@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
-import { hashFooter } from '../../queries/footer.ts';
+import { hashFooter } from '../../queries/files/footer.ts';
 import { waitFor } from '../helpers/http.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer } from '../helpers/server.ts';

@@ -1,0 +1,56 @@
+import { TempBudgetFullError } from '../errors.ts';
+
+export interface Reservation {
+  readonly bytes: number;
+  /** Keeps only `bytes` reserved (a whole window that turned out smaller than reserved). */
+  shrinkTo(bytes: number): void;
+  /** Idempotent. */
+  release(): void;
+}
+
+/** How far back released bytes are averaged to estimate when room will be free again. */
+const RATE_WINDOW_MS = 30_000;
+
+/**
+ * Disk reserved in TEMP_DIR by responses that write rows ahead of their client: each reserves what
+ * it may hold at most before it starts, so the total stays within TEMP_DIR_MAX_MB however many
+ * clients read slowly, and a full budget is a refusal, never a stall.
+ */
+export class TempBudget {
+  private used = 0;
+  private readonly releases: { atMs: number; bytes: number }[] = [];
+
+  constructor(readonly maxBytes: number, private readonly fallbackRetrySeconds: number) {}
+
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  /** Reserves `bytes`, or throws TempBudgetFullError with the seconds until about that much is free. */
+  reserve(bytes: number, nowMs = Date.now()): Reservation {
+    if (this.used + bytes > this.maxBytes) throw new TempBudgetFullError(this.retryAfterSeconds(this.used + bytes - this.maxBytes, nowMs));
+    this.used += bytes;
+    let held = bytes;
+    const give = (n: number) => {
+      this.used -= n;
+      this.releases.push({ atMs: Date.now(), bytes: n });
+      held -= n;
+    };
+    return {
+      get bytes() {
+        return held;
+      },
+      shrinkTo: (n) => (n < held ? give(held - n) : undefined),
+      release: () => (held > 0 ? give(held) : undefined),
+    };
+  }
+
+  /** Seconds until `missing` bytes are expected back, from how fast reservations were released lately. */
+  private retryAfterSeconds(missing: number, nowMs: number): number {
+    while (this.releases.length > 0 && this.releases[0]!.atMs < nowMs - RATE_WINDOW_MS) this.releases.shift();
+    const released = this.releases.reduce((n, r) => n + r.bytes, 0);
+    if (released === 0) return this.fallbackRetrySeconds;
+    const perSecond = released / (RATE_WINDOW_MS / 1000);
+    return Math.min(this.fallbackRetrySeconds * 10, Math.max(1, Math.ceil(missing / perSecond)));
+  }
+}

@@ -1,0 +1,118 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fileColumns, type ColumnType, type DatasetDescriptor } from '../../datasets/index.ts';
+import { hashFooter } from './footer.ts';
+import type { DataFile } from './data-file.ts';
+import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
+
+const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
+  VARCHAR: (t) => t === 'VARCHAR',
+  DOUBLE: (t) => t === 'DOUBLE',
+  INTEGER: (t) => t === 'INTEGER',
+  BIGINT: (t) => t === 'BIGINT',
+  BOOLEAN: (t) => t === 'BOOLEAN',
+  TIMESTAMPTZ: (t) => t === 'TIMESTAMP WITH TIME ZONE',
+  GEOMETRY: (t) => t === 'GEOMETRY' || t.startsWith('GEOMETRY('),
+};
+
+/** What is wrong with a file, or null when every descriptor column is there with its type. */
+export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, string>): string | null {
+  if (actual.has(SOURCE_FILE_COLUMN)) return `column ${SOURCE_FILE_COLUMN} is reserved by the service`;
+  for (const c of fileColumns(d)) {
+    const t = actual.get(c.name);
+    if (t === undefined) return `column ${c.name} missing`;
+    if (!DUCKDB_TYPE[c.type](t)) return `column ${c.name} is ${t}, expected ${c.type}`;
+  }
+  return null;
+}
+
+/**
+ * `sorted`: the file's rows are stored in strictly ascending order key, so a query over it alone
+ * (or over it and other such files of later partitions) needs no sort.
+ */
+export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows: number | null } | { ok: false; problem: string };
+
+const MAX_CACHED = 200_000;
+
+// The inode too: a file replaced by rename with the same size and time is another file.
+const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`;
+
+/**
+ * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced
+ * or appended file is checked again, an unchanged one costs a map lookup. Failures are not cached:
+ * they may be passing (an interrupted check, no file handles), and a broken file is rare and cheap
+ * to look at again.
+ */
+export class FileChecker {
+  private readonly cache = new Map<string, FileVerdict>();
+
+  /** `onVerdict` hears every verdict this checker finds itself (not those it is handed). */
+  constructor(
+    private readonly dataDir: string,
+    private readonly onVerdict: (d: DatasetDescriptor, f: DataFile, verdict: FileVerdict) => void = () => undefined,
+  ) {}
+
+  /** The verdict already found for this file as listed, without reading it. */
+  cached(d: DatasetDescriptor, f: DataFile): FileVerdict | undefined {
+    return this.cache.get(cacheKey(d, f));
+  }
+
+  /**
+   * A check cut short by `signal` (the client hung up, the time budget ran out) interrupts DuckDB
+   * mid-statement: that says nothing about the file, so it throws instead of giving a verdict.
+   */
+  async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile, signal?: AbortSignal): Promise<FileVerdict> {
+    const hit = this.cache.get(cacheKey(d, f));
+    if (hit) return hit;
+    const verdict = await this.inspect(c, d, f);
+    if (!verdict.ok) signal?.throwIfAborted();
+    this.remember(d, f, verdict);
+    this.onVerdict(d, f, verdict);
+    return verdict;
+  }
+
+  /** Keeps a verdict found elsewhere (the warm-up process) for the file exactly as it was listed there. */
+  remember(d: DatasetDescriptor, f: DataFile, verdict: FileVerdict): void {
+    if (!verdict.ok) return;
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(cacheKey(d, f), verdict);
+  }
+
+  private async inspect(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<FileVerdict> {
+    try {
+      const footerHash = await hashFooter(f);
+      const reader = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`);
+      const actual = new Map(reader.getRows().map((r) => [String(r[0]), String(r[1])]));
+      const schema = schemaProblem(d, actual);
+      if (schema) return { ok: false, problem: schema };
+      const rows = await this.inspectRows(c, d, f);
+      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted, rows: rows.count };
+    } catch (e) {
+      return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
+    }
+  }
+
+  /**
+   * Pruning, cuts and continuation all rest on every row lying inside its partition: a file that
+   * breaks this is unavailable (503), never silently half-read. The same pass (time and order key
+   * columns only) finds whether the rows are stored in order: `lag() OVER ()` follows the file's
+   * own row order, and any key that is null, repeated or smaller than the one before means "sort".
+   */
+  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean; count: number | null }> {
+    if (!d.time || !f.partition) return { problem: null, sorted: false, count: null };
+    const keys = d.orderBy.map(ident);
+    const previous = keys.map((_, i) => `p${i}`);
+    // (previous keys) < (these keys) in order-key order, written out: faster than comparing ROW values.
+    const less = (i: number): string => (i === keys.length - 1 ? `${previous[i]} < ${keys[i]}` : `(${previous[i]} < ${keys[i]} OR (${previous[i]} = ${keys[i]} AND ${less(i + 1)}))`);
+    // With every key non-null, a null lag marks the first row.
+    const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (${previous[0]} IS NOT NULL AND NOT ${less(0)})`;
+    const lags = keys.map((k, i) => `lag(${k}) OVER () AS ${previous[i]}`).join(', ');
+    const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${lags} FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
+    const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT, count(*)::BIGINT FROM (${rows})`;
+    const [min, max, unordered, all] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
+    const sorted = unordered === 0n;
+    const count = typeof all === 'bigint' ? Number(all) : null;
+    if (min === null || max === null || min === undefined || max === undefined) return { problem: null, sorted, count };
+    const outside = min < f.partition.start || max >= f.partition.end;
+    return { problem: outside ? `rows outside the partition's time range` : null, sorted, count };
+  }
+}

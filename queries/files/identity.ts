@@ -1,0 +1,21 @@
+import { stat } from 'node:fs/promises';
+import { DatasetUnavailableError } from '../errors.ts';
+import { hashFooter } from './footer.ts';
+import type { DataFile } from './data-file.ts';
+
+/**
+ * Throws unless every file is still the one listed and checked: same inode, size and modification
+ * time, and (with `footerHashes`) the same Parquet footer. Rows read from a file that changed after
+ * its check would not belong to the response's data version.
+ */
+export async function assertFilesUnchanged(dataset: string, files: readonly DataFile[], footerHashes?: ReadonlyMap<string, string>): Promise<void> {
+  const changed = () => new DatasetUnavailableError(dataset, 'a data file changed after it was checked');
+  await Promise.all(
+    files.map(async (f) => {
+      const now = await stat(f.path, { bigint: false }).catch(() => null);
+      if (!now || now.size !== f.size || now.mtimeMs !== f.mtimeMs || (f.ino !== undefined && now.ino !== f.ino)) throw changed();
+      const expected = footerHashes?.get(f.path);
+      if (expected !== undefined && (await hashFooter(f).catch(() => null)) !== expected) throw changed();
+    }),
+  );
+}

@@ -1,0 +1,182 @@
+import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
+import { ARROW_TYPES, columnarFields, PARQUET_TYPES, type ColumnarTypes } from './compile-columnar.ts';
+import { filterClauses, type RowFilter } from './filter-sql.ts';
+import { formatInstant, type Instant } from '../instant.ts';
+import { csvField, ident, jsonValue, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
+
+
+/** Everything a query needs, decided by the preflight; compile functions are pure over it. */
+export interface QuerySpec {
+  descriptor: DatasetDescriptor;
+  dataDir: string;
+  /** Filters on file columns and geometry, values already validated. */
+  filters: readonly RowFilter[];
+  /** Values of wire-only columns taken from request parameters (e.g. series). */
+  params: Readonly<Record<string, string>>;
+  /** Files of the sensor-stations dataset, when readings need their station's point. */
+  stationFiles: readonly string[] | null;
+}
+
+export interface Compiled {
+  sql: string;
+  params: string[];
+}
+
+const T = 't';
+const col = (name: string) => `${T}.${ident(name)}`;
+
+function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
+  const bind = (value: string) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const clauses: string[] = [];
+  const time = spec.descriptor.time;
+  if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
+  if (time && to !== null) clauses.push(`${col(time.column)} < ${bind(formatInstant(to))}::TIMESTAMPTZ`);
+  clauses.push(...filterClauses(spec.descriptor, spec.filters, col, bind));
+  return clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '';
+}
+
+const orderBy = (d: DatasetDescriptor) => ` ORDER BY ${d.orderBy.map(col).join(', ')}`;
+
+/** Exact count of rows in [from, to) that match the filters, per file (files without rows are absent). */
+export function compileCountByFile(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const source = readParquet(files, spec.dataDir, true);
+  return { sql: `SELECT ${T}.${ident(SOURCE_FILE_COLUMN)} AS file, count(*)::BIGINT AS n FROM ${source} AS ${T}${where} GROUP BY 1`, params };
+}
+
+/** Exact count of rows in [from, to) that match the filters. */
+export function compileCount(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  return { sql: `SELECT count(*)::BIGINT AS n FROM ${readParquet(files, spec.dataDir)} AS ${T}${where}`, params };
+}
+
+/**
+ * The distinct shapes (MD5 of the WKB, WKB) of rows in [from, to) that pass the filters, a box
+ * among them by envelope only: the candidates whose exact test is left to JavaScript.
+ */
+export function compileShapeCandidates(spec: QuerySpec, files: readonly string[], from: Instant | null, to: Instant | null): Compiled {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'wkb') throw new Error(`${spec.descriptor.name} has no WKB geometry`);
+  const params: string[] = [];
+  const where = compileWhere(spec, from, to, params);
+  const wkb = `ST_AsWKB(${col(g.column)})`;
+  return { sql: `SELECT DISTINCT md5(${wkb}) AS k, ${wkb} AS wkb FROM ${readParquet(files, spec.dataDir)} AS ${T}${where} ORDER BY 1`, params };
+}
+
+export interface TimeAtQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  from: Instant;
+  to: Instant;
+  /** 0-based position of the row in the total order of the rows in [from, to) that pass the filters. */
+  offset: number;
+}
+
+/** Time (epoch µs) of the row at position `offset`: where a cut falls. */
+export function compileTimeAt(q: TimeAtQuery): Compiled {
+  const time = q.spec.descriptor.time;
+  if (!time) throw new Error(`${q.spec.descriptor.name} has no time axis`);
+  const params: string[] = [];
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const sql = `SELECT epoch_us(${col(time.column)})::BIGINT AS t FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${where}${orderBy(q.spec.descriptor)} LIMIT 1 OFFSET ${Math.trunc(q.offset)}`;
+  return { sql, params };
+}
+
+function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
+  if (!c.computed) return col(c.name);
+  if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';
+  params.push(spec.params[c.computed.param] ?? '');
+  return `CAST($${params.length} AS VARCHAR)`;
+}
+
+/** One text (or native) column per CSV field; DuckDB's CSV writer quotes and writes nulls as empty fields. */
+function csvFields(spec: QuerySpec, params: string[]): string {
+  return wireColumns(spec.descriptor)
+    .map((c, i) => `${csvField(c, valueExpr(c, spec, params))} AS c${i}`)
+    .join(', ');
+}
+
+/** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
+const pointJson = (lat: string, lon: string) =>
+  `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
+
+const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
+
+/**
+ * A Feature as text columns. WKB geometry is decoded in JavaScript (no spatial extension here),
+ * so that dataset yields (head, wkb, tail); every other yields the whole Feature in one column.
+ */
+function featureColumns(spec: QuerySpec, params: string[]): string {
+  const d = spec.descriptor;
+  const props = wireColumns(d).map((c) => `${sqlString(c.name)}, ${jsonValue(c, valueExpr(c, spec, params))}`);
+  const id = d.featureId ? `'"id":' || coalesce(to_json(${col(d.featureId)}), 'null') || ','` : `''`;
+  const head = `'{"type":"Feature",' || ${id} || '"geometry":'`;
+  const tail = `',"properties":' || json_object(${props.join(', ')}) || '}'`;
+  const g = d.geometry;
+  if (g.kind === 'wkb') return `${head} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${tail} AS tail`;
+  const geometry =
+    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson('s.lat', 's.lon') : `'null'`;
+  return `${head} || ${geometry} || ${tail} AS feature`;
+}
+
+function stationJoin(spec: QuerySpec): string {
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'station' || !spec.stationFiles || !hasStations(spec)) return '';
+  // min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied.
+  const stations = `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
+  return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
+}
+
+/** A format's rows as SQL: its select list and the join it needs, binding their values into `params` in order. */
+export type RowSelect = (spec: QuerySpec, params: string[]) => { fields: string; join: string };
+
+/** One text (or native) column per CSV field. */
+export const csvRows: RowSelect = (spec, params) => ({ fields: csvFields(spec, params), join: '' });
+
+/** A GeoJSON Feature as text columns; readings are joined to their station's point. */
+export const featureRows: RowSelect = (spec, params) => ({ fields: featureColumns(spec, params), join: stationJoin(spec) });
+
+const columnarRows =
+  (types: ColumnarTypes): RowSelect =>
+  (spec, params) => ({ fields: columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), types), join: '' });
+
+/** The columns of a Parquet response, typed for DuckDB's Parquet writer. */
+export const parquetRows = columnarRows(PARQUET_TYPES);
+
+/** The columns of an Arrow response, typed for the batches built in JavaScript. */
+export const arrowRows = columnarRows(ARROW_TYPES);
+
+export interface RowsQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  /** The response format's rows (its `rows` rule in queries/formats.ts). */
+  select: RowSelect;
+  from: Instant | null;
+  to: Instant | null;
+  /** At most this many rows (a cut inside one instant); null or absent: all. */
+  limit?: number | null;
+  /**
+   * `stored` skips the sort: only for files checked to hold their rows in ascending order key, one
+   * per partition, listed in partition order (a scan, filter and LIMIT keep DuckDB's insertion
+   * order; a join may not, so a select with a join is always sorted).
+   */
+  order?: 'sort' | 'stored';
+}
+
+/** The ordered rows of one partition group, already encoded by DuckDB as the format wants them. */
+export function compileRows(q: RowsQuery): Compiled {
+  const params: string[] = [];
+  const { fields, join } = q.select(q.spec, params);
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const sort = q.order === 'stored' && join === '' ? '' : orderBy(q.spec.descriptor);
+  const tailLimit = q.limit == null ? '' : ` LIMIT ${Math.trunc(q.limit)}`;
+  const sql = `SELECT ${fields} FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
+  return { sql, params };
+}
+
+export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

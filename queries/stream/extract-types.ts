@@ -1,0 +1,88 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { RowsCache } from '../engine/rows-cache.ts';
+import type { TempBudget } from '../engine/temp-budget.ts';
+import type { Observation } from '../files/chain.ts';
+import type { FileChecker } from '../files/check.ts';
+import type { Sources } from '../files/preflight.ts';
+import type { Format } from '../formats.ts';
+import type { QuerySpec } from '../sql/compile.ts';
+import type { RowFilter } from '../sql/filter-sql.ts';
+import type { Window } from '../window.ts';
+
+export interface ExtractContext {
+  engine: Engine;
+  checker: FileChecker;
+  dataDir: string;
+  /** Where DuckDB writes each group before it is sent (inside the engine's allowed directories). */
+  tempDir: string;
+  rowLimit: number;
+  /** Rows per ordered query (partition group). */
+  groupRows: number;
+  /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
+  connectionsPerExtract: number;
+  nowMs: number;
+  /** Aborted on client disconnect, spent engine budget or a stalled client: interrupts whatever query of this request runs. */
+  signal: AbortSignal;
+  /** Rows of recent small responses by entity tag; null: off. */
+  rowsCache: RowsCache | null;
+  /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */
+  tempBudget: TempBudget;
+  /** Bytes one streamed response may have written ahead of its client (EXTRACT_AHEAD_MB). */
+  aheadBytes: number;
+  /** Marks the engine working for this request (its QUERY_TIMEOUT_MS runs); returns the stop. */
+  engineWork?: () => () => void;
+  /** Who asked (the key id): one client's extracts never take every connection their groups may use. */
+  owner?: string;
+}
+
+/** What the data decided for a response: the version of its files and the folder value (e.g. the default model). */
+export interface DataVersion {
+  dataVersion: string;
+  folderValue: string | null;
+}
+
+export interface ExtractRequest {
+  descriptor: DatasetDescriptor;
+  window: Window | null;
+  format: Format;
+  filters: readonly RowFilter[];
+  folderValue: string | undefined;
+  params: Readonly<Record<string, string>>;
+  /**
+   * Asked once the files are known and fingerprinted, before any row is counted: true means the
+   * client's copy is current (If-None-Match), so no query runs and prepareExtract returns null.
+   */
+  isFresh?: (version: DataVersion) => boolean;
+  /** The response's entity tag for this version: the key of its rows in the rows cache. */
+  cacheKey?: (version: DataVersion) => string;
+}
+
+export interface Extract {
+  observation: Observation;
+  dataVersion: string;
+  folderValue: string | null;
+  returned: number;
+  truncated: boolean;
+  next: Window | null;
+  /**
+   * Encoded rows; verifies the promised count at the end and throws if it was not met. A columnar
+   * response is the whole body, with `keyValues` in its file (Parquet) or schema (Arrow) metadata.
+   */
+  chunks(keyValues?: Readonly<Record<string, string>>): AsyncGenerator<string | Buffer>;
+  /** Call when the response closes, however it closes: gives back what an unstarted response holds (files, temp budget). Idempotent. */
+  dispose(): void;
+}
+
+/** A request past its preflight: files listed and checked, filters resolved, its own connection held. */
+export interface PreparedExtract {
+  ctx: ExtractContext;
+  req: ExtractRequest;
+  sources: Sources;
+  spec: QuerySpec;
+  /** The request's own connection, interrupted by prepareExtract when the request is aborted. */
+  connection: DuckDBConnection;
+  /** Gives the request's connection back once nothing more is asked of it (idempotent). */
+  release(): void;
+}

@@ -1,0 +1,104 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { compileCount, compileCountByFile, compileTimeAt, type Compiled, type QuerySpec } from '../sql/compile.ts';
+import type { Instant } from '../instant.ts';
+import { fingerprint } from '../files/footer.ts';
+import type { Partition } from '../files/partitions.ts';
+import type { Sources } from '../files/preflight.ts';
+import type { Window } from '../window.ts';
+
+export interface Cut {
+  returned: number;
+  to: Instant | null;
+  limit: number | null;
+  next: Window | null;
+}
+
+async function scalar(c: DuckDBConnection, q: Compiled): Promise<bigint | null> {
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
+  const v = rows[0]?.[0];
+  return typeof v === 'bigint' ? v : null;
+}
+
+export async function countByFile(c: DuckDBConnection, spec: QuerySpec, partitions: Partition[], w: Window | null): Promise<Map<string, number>> {
+  const files = partitions.flatMap((p) => p.files.map((f) => f.path));
+  if (files.length === 0) return new Map();
+  const q = compileCountByFile(spec, files, w?.from ?? null, w?.to ?? null);
+  const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
+  return new Map(rows.map((r) => [String(r[0]), Number(r[1])]));
+}
+
+export interface CutQuery {
+  spec: QuerySpec;
+  partitions: readonly Partition[];
+  /** Rows of each partition in the window. */
+  counts: readonly number[];
+  window: Window | null;
+  rowLimit: number;
+}
+
+/** Where the response ends: all rows, or the rows before the first instant that would exceed the limit. */
+export async function findCut(c: DuckDBConnection, q: CutQuery): Promise<Cut> {
+  const { spec, partitions: parts, counts, window: w, rowLimit: limit } = q;
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total <= limit) return { returned: total, to: w?.to ?? null, limit: null, next: null };
+  if (!w) return { returned: limit, to: null, limit, next: null };
+  let before = 0;
+  let i = 0;
+  while (before + counts[i]! <= limit) before += counts[i++]!;
+  const files = parts[i]!.files.map((f) => f.path);
+  const cutAt = await scalar(c, compileTimeAt({ spec, files, from: w.from, to: w.to, offset: limit - before }));
+  if (cutAt === null) throw new Error('cut row vanished between count and cut');
+  const inside = Number((await scalar(c, compileCount(spec, files, w.from, cutAt))) ?? 0n);
+  if (before + inside === 0) return { returned: limit, to: cutAt + 1n, limit, next: null };
+  return { returned: before + inside, to: cutAt, limit: null, next: { from: cutAt, to: w.to } };
+}
+
+export interface FileGroup {
+  files: string[];
+  /** Every partition in the group is one file whose rows are stored in order: no sort needed. */
+  presorted: boolean;
+}
+
+export interface Grouping {
+  partitions: readonly Partition[];
+  /** Rows of each partition in the window. */
+  counts: readonly number[];
+  /** Where the response ends: partitions from there on are left out. */
+  cutTo: Instant | null;
+  groupRows: number;
+  /** Files checked to hold their rows in ascending order key. */
+  sortedFiles: ReadonlySet<string>;
+}
+
+/**
+ * Consecutive partitions with rows, grouped to about `groupRows` rows each: one ordered query per
+ * group (small sorts are cheaper than one global sort, and presorted groups need none). The first
+ * group is one partition alone, so the first byte leaves early.
+ */
+export function groupFiles(g: Grouping): FileGroup[] {
+  const { partitions: parts, counts, cutTo, groupRows, sortedFiles } = g;
+  const groups: FileGroup[] = [];
+  let rows = Infinity;
+  parts.forEach((p, i) => {
+    if (counts[i]! === 0 || (cutTo !== null && p.start >= cutTo)) return;
+    if (groups.length === 1 || rows >= groupRows) {
+      groups.push({ files: [], presorted: true });
+      rows = 0;
+    }
+    const group = groups.at(-1)!;
+    group.files.push(...p.files.map((f) => f.path));
+    group.presorted &&= p.files.length === 1 && sortedFiles.has(p.files[0]!.path);
+    rows += counts[i]!;
+  });
+  return groups;
+}
+
+/**
+ * The version of what this response holds: the files of the partitions up to the cut (a cut
+ * response does not depend on later partitions, so a late file there does not change it).
+ */
+export function pageVersion(sources: Sources, cut: Pick<Cut, 'to'>): string {
+  const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
+  const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
+  return fingerprint([...hashes, ...sources.stationHashes]);
+}

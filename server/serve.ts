@@ -1,0 +1,32 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { shutDown, trackOpenResponses } from './shutdown.ts';
+
+/**
+ * Builds the service and listens; returns once it accepts connections. SIGINT or SIGTERM drains
+ * open responses for at most SHUTDOWN_GRACE_MS, then ends the process.
+ */
+export async function serve(config: Config): Promise<void> {
+  const { app } = await buildApp(config);
+  const open = trackOpenResponses(app);
+  const stop = async () => {
+    await shutDown(app, open, config.shutdownGraceMs);
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await app.listen({ host: config.host, port: config.port });
+  checkIoThreads(config, app.log);
+}
+
+/**
+ * DuckDB statements hold a libuv pool thread each while they run, and file reads need one too:
+ * bin/fire-api.js sizes the pool before it starts unless the operator set UV_THREADPOOL_SIZE.
+ */
+function checkIoThreads(config: Config, log: FastifyBaseLogger): void {
+  const ioThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const wanted = config.duckdbConnections + 4;
+  if (ioThreads >= wanted) return log.info({ ioThreads }, 'I/O thread pool');
+  log.warn({ ioThreads, duckdbConnections: config.duckdbConnections }, `UV_THREADPOOL_SIZE ${ioThreads} is below DUCKDB_CONNECTIONS + 4 (${wanted}): busy queries will delay file reads`);
+}

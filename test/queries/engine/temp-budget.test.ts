@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { TempBudgetFullError } from '../../../queries/errors.ts';
+import { TempBudget } from '../../../queries/engine/temp-budget.ts';
+
+describe('TempBudget', () => {
+  it('refuses a reservation beyond the budget, and takes it once enough is released', () => {
+    const budget = new TempBudget(100, 60);
+    const a = budget.reserve(60);
+    expect(() => budget.reserve(50)).toThrow(TempBudgetFullError);
+    a.shrinkTo(40);
+    expect(budget.usedBytes).toBe(40);
+    const b = budget.reserve(50);
+    a.release();
+    a.release();
+    b.release();
+    expect(budget.usedBytes).toBe(0);
+  });
+
+  it('says when to retry from how fast reservations were released, not a fixed figure', () => {
+    const budget = new TempBudget(100, 60);
+    const retryOf = (bytes: number): number => {
+      try {
+        budget.reserve(bytes);
+      } catch (e) {
+        if (e instanceof TempBudgetFullError) return e.retryAfterSeconds;
+      }
+      throw new Error('the reservation was not refused');
+    };
+    // Nothing released yet: the configured figure.
+    const held = budget.reserve(100);
+    expect(retryOf(10)).toBe(60);
+    held.release();
+    // 100 bytes released in the last 30 s: about 3.3 bytes/s, so 50 missing bytes are about 15 s away.
+    budget.reserve(100);
+    expect(retryOf(50)).toBe(15);
+  });
+});

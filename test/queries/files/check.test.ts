@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { burntAreas } from '../../../datasets/burnt-areas.ts';
+import { hotspots } from '../../../datasets/hotspots.ts';
+import { col, fileColumns, type DatasetDescriptor } from '../../../datasets/index.ts';
+import { sensorReadings } from '../../../datasets/sensor-readings.ts';
+import { sensorStations } from '../../../datasets/sensor-stations.ts';
+import { FileChecker, schemaProblem } from '../../../queries/files/check.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
+import { parseInstant } from '../../../queries/instant.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
+import { hotspot, station, tempDir } from '../../helpers/fixtures.ts';
+import { writeParquet, type Row } from '../../helpers/parquet.ts';
+import { burnt, openDuck } from '../sql/compile-fixtures.ts';
+
+const TYPE_NAME = { VARCHAR: 'VARCHAR', DOUBLE: 'DOUBLE', INTEGER: 'INTEGER', BIGINT: 'BIGINT', BOOLEAN: 'BOOLEAN', TIMESTAMPTZ: 'TIMESTAMP WITH TIME ZONE', GEOMETRY: 'GEOMETRY' };
+const described = (d: DatasetDescriptor) => new Map(fileColumns(d).map((c) => [c.name, TYPE_NAME[c.type]]));
+const without = (m: Map<string, string>, name: string) => new Map([...m].filter(([k]) => k !== name));
+
+describe('schemaProblem', () => {
+  it('accepts every column with its type, extra columns included', () => {
+    expect(schemaProblem(hotspots, described(hotspots))).toBeNull();
+    expect(schemaProblem(hotspots, new Map([...described(hotspots), ['extra', 'VARCHAR']]))).toBeNull();
+  });
+
+  it('names a missing column', () => {
+    expect(schemaProblem(hotspots, without(described(hotspots), 'country'))).toBe('column country missing');
+  });
+
+  it('names a column of the wrong type with the type found and expected', () => {
+    expect(schemaProblem(hotspots, new Map([...described(hotspots), ['type', 'VARCHAR']]))).toBe('column type is VARCHAR, expected INTEGER');
+    expect(schemaProblem(hotspots, new Map([...described(hotspots), ['acquiredAtUtc', 'TIMESTAMP']]))).toMatch(/acquiredAtUtc is TIMESTAMP, expected TIMESTAMPTZ/);
+    expect(schemaProblem(burntAreas, new Map([...described(burntAreas), ['id', 'INTEGER']]))).toMatch(/column id is INTEGER/);
+  });
+
+  it('accepts GEOMETRY with a CRS and refuses plain BLOB', () => {
+    expect(schemaProblem(burntAreas, new Map([...described(burntAreas), ['geometry', "GEOMETRY('OGC:CRS84')"]]))).toBeNull();
+    expect(schemaProblem(burntAreas, new Map([...described(burntAreas), ['geometry', 'BLOB']]))).toMatch(/geometry is BLOB/);
+  });
+
+  it('does not require the wire-only computed columns (series, correctionModel) in the file', () => {
+    expect(described(sensorReadings).has('series')).toBe(false);
+    expect(schemaProblem(sensorReadings, described(sensorReadings))).toBeNull();
+  });
+});
+
+describe('FileChecker on real files', () => {
+  let instance: DuckDBInstance;
+  let c: DuckDBConnection;
+  let dir: string;
+  const file = async (name: string): Promise<DataFile> => {
+    const s = await stat(path.join(dir, name));
+    return { path: path.join(dir, name), size: s.size, mtimeMs: s.mtimeMs };
+  };
+  const hotspotRows = [hotspot('a', '2025-08-01T10:00:00Z')];
+  const asVarchar = fileColumns(hotspots).map((x) => (x.name === 'type' ? col('type', 'VARCHAR', true, '') : x));
+
+  beforeAll(async () => {
+    ({ instance, c } = await openDuck());
+    dir = await tempDir();
+    await writeParquet(path.join(dir, 'good.parquet'), hotspots, hotspotRows);
+    await writeParquet(path.join(dir, 'extra.parquet'), hotspots, hotspotRows, [...fileColumns(hotspots), col('extra', 'DOUBLE', true, '')]);
+    await writeParquet(path.join(dir, 'missing.parquet'), hotspots, hotspotRows, fileColumns(hotspots).filter((x) => x.name !== 'country'));
+    await writeParquet(path.join(dir, 'wrong-type.parquet'), hotspots, [{ ...hotspotRows[0], type: 'x' }], asVarchar);
+    await writeParquet(path.join(dir, 'burnt.parquet'), burntAreas, [burnt(1, '2025-08-01T00:00:00Z')]);
+    const bytes = await readFile(path.join(dir, 'good.parquet'));
+    await writeFile(path.join(dir, 'truncated.parquet'), bytes.subarray(0, bytes.length - 10));
+  });
+  afterAll(() => instance.closeSync());
+
+  it('accepts a matching file and returns its footer hash', async () => {
+    const f = await file('good.parquet');
+    expect(await new FileChecker(dir).check(c, hotspots, f)).toEqual({ ok: true, footerHash: await hashFooter(f), sorted: false, rows: null });
+  });
+
+  it('accepts a file with extra columns', async () => {
+    expect((await new FileChecker(dir).check(c, hotspots, await file('extra.parquet'))).ok).toBe(true);
+  });
+
+  it('accepts a GeoParquet geometry column written by DuckDB', async () => {
+    expect(await new FileChecker(dir).check(c, burntAreas, await file('burnt.parquet'))).toMatchObject({ ok: true });
+  });
+
+  it.each([
+    ['missing.parquet', hotspots, /^column country missing$/],
+    ['wrong-type.parquet', hotspots, /^column type is VARCHAR, expected INTEGER$/],
+    ['truncated.parquet', hotspots, /^unreadable: /],
+    ['good.parquet', sensorStations, /^column stationId missing$/],
+  ] as const)('reports %s against %s', async (name, d, problem) => {
+    const verdict = await new FileChecker(dir).check(c, d, await file(name));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.problem).toMatch(problem);
+  });
+
+  it('gives no verdict for a check cut short by its signal: a hang-up says nothing about the file', async () => {
+    const heard: string[] = [];
+    const checker = new FileChecker(dir, (_d, f) => heard.push(f.path));
+    const gone = AbortSignal.abort();
+    // A failing file checked for a request that is already gone: the failure may be the interrupt.
+    await expect(checker.check(c, hotspots, await file('truncated.parquet'), gone)).rejects.toThrow(/abort/i);
+    expect(heard).toEqual([]);
+    // A file that passes is still a verdict (an ok read cannot come from an interrupt), and is heard.
+    expect((await checker.check(c, hotspots, await file('good.parquet'), gone)).ok).toBe(true);
+    expect(heard).toEqual([path.join(dir, 'good.parquet')]);
+    // Without a signal, or with one still live, the failure is the verdict.
+    expect((await checker.check(c, hotspots, await file('truncated.parquet'), new AbortController().signal)).ok).toBe(false);
+    expect(heard).toHaveLength(2);
+  });
+
+  it('caches by (path, size, mtime) and re-checks a rewritten file whose size changed', async () => {
+    const checker = new FileChecker(dir);
+    await writeParquet(path.join(dir, 'rewritten.parquet'), sensorStations, [station('S1')]);
+    const before = await file('rewritten.parquet');
+    expect((await checker.check(c, sensorStations, before)).ok).toBe(true);
+
+    await writeFile(before.path, 'not parquet any more');
+    const after = await file('rewritten.parquet');
+    expect(after.size).not.toBe(before.size);
+    // Same key as listed before: the cached verdict, without reading the file again.
+    expect((await checker.check(c, sensorStations, before)).ok).toBe(true);
+    // A size change alone (an append within the clock's mtime granularity) is enough to re-check.
+    expect((await checker.check(c, sensorStations, { ...before, size: after.size })).ok).toBe(false);
+    expect(await checker.check(c, sensorStations, after)).toMatchObject({ ok: false, problem: expect.stringMatching(/^unreadable/) });
+  });
+
+  it('re-checks a file rewritten at the same size when its modification time changed', async () => {
+    const checker = new FileChecker(dir);
+    const target = path.join(dir, 'same-size.parquet');
+    const bytes = await readFile(path.join(dir, 'good.parquet'));
+    await writeFile(target, bytes);
+    const listed = await file('same-size.parquet');
+    expect((await checker.check(c, hotspots, listed)).ok).toBe(true);
+    await writeFile(target, Buffer.alloc(bytes.length, 0x41));
+    expect((await checker.check(c, hotspots, listed)).ok).toBe(true);
+    expect((await checker.check(c, hotspots, { ...listed, mtimeMs: listed.mtimeMs + 1 })).ok).toBe(false);
+  });
+
+  describe('stored order (a presorted file needs no sort)', () => {
+    const AUG_1 = { start: parseInstant('2025-08-01')!, end: parseInstant('2025-08-02')! };
+    const inPartition = async (name: string, rows: Row[]): Promise<DataFile> => {
+      await writeParquet(path.join(dir, name), hotspots, rows);
+      return { ...(await file(name)), partition: AUG_1 };
+    };
+    const verdict = async (rows: Row[]) => new FileChecker(dir).check(c, hotspots, await inPartition(`order-${randomUUID()}.parquet`, rows));
+
+    it('is sorted when (acquiredAtUtc, id) strictly ascends in file order, ties on time broken by id', async () => {
+      const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T02:00:00Z')];
+      expect(await verdict(rows)).toMatchObject({ ok: true, sorted: true, rows: 3 });
+    });
+
+    it.each([
+      ['time goes back', [hotspot('a', '2025-08-01T02:00:00Z'), hotspot('b', '2025-08-01T01:00:00Z')]],
+      ['id goes back at the same time', [hotspot('b', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T01:00:00Z')]],
+      ['a key repeats', [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('a', '2025-08-01T01:00:00Z')]],
+      ['a key is null', [hotspot('a', '2025-08-01T01:00:00Z'), hotspot(null as unknown as string, '2025-08-01T02:00:00Z')]],
+      ['only the last row is out of place', [...Array.from({ length: 50 }, (_, i) => hotspot(`k${String(i).padStart(3, '0')}`, '2025-08-01T03:00:00Z')), hotspot('z', '2025-08-01T00:00:00Z')]],
+    ] as const)('is not sorted when %s (the file is still served, with a sort)', async (_, rows) => {
+      expect(await verdict([...rows])).toMatchObject({ ok: true, sorted: false });
+    });
+
+    it('reports rows outside the partition whatever their order', async () => {
+      const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-02T00:00:00Z')];
+      expect(await verdict(rows)).toMatchObject({ ok: false, problem: "rows outside the partition's time range" });
+    });
+  });
+});

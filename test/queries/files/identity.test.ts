@@ -1,0 +1,58 @@
+import { rename, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DatasetUnavailableError } from '../../../queries/errors.ts';
+import { assertFilesUnchanged } from '../../../queries/files/identity.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../../helpers/parquet.ts';
+
+let dir: string;
+let file: string;
+beforeEach(async () => {
+  dir = await tempDir();
+  file = path.join(dir, 'a.parquet');
+  await writeBulkHotspots(file, '2025-07-01', 1000, 1);
+});
+
+async function listed(p: string): Promise<DataFile> {
+  const s = await stat(p);
+  return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+}
+
+describe('assertFilesUnchanged', () => {
+  it('passes for the file as it was listed and checked', async () => {
+    const f = await listed(file);
+    await expect(assertFilesUnchanged('hotspots', [f], new Map([[file, await hashFooter(f)]]))).resolves.toBeUndefined();
+  });
+
+  it('throws for a file replaced by rename, even with the same size and modification time', async () => {
+    const f = await listed(file);
+    const other = path.join(dir, '_b.parquet');
+    await writeBulkHotspots(other, '2025-07-01', 1000, 1);
+    await utimes(other, new Date(f.mtimeMs), new Date(f.mtimeMs));
+    expect((await stat(other)).size).toBe(f.size);
+    await rename(other, file);
+    await expect(assertFilesUnchanged('hotspots', [f])).rejects.toBeInstanceOf(DatasetUnavailableError);
+  });
+
+  it('throws for a file rewritten in place whose footer differs, even with the listed size and time', async () => {
+    const f = await listed(file);
+    const hash = await hashFooter(f);
+    const other = path.join(dir, '_b.parquet');
+    await writeBulkHotspots(other, '2025-07-01', 1000, 1, 2);
+    const { readFile } = await import('node:fs/promises');
+    const bytes = await readFile(other);
+    // Same length and time as listed, other content: only the footer tells.
+    await writeFile(file, Buffer.concat([bytes, Buffer.alloc(Math.max(0, f.size - bytes.length))]).subarray(0, f.size));
+    await utimes(file, new Date(f.mtimeMs), new Date(f.mtimeMs));
+    await expect(assertFilesUnchanged('hotspots', [f], new Map([[file, hash]]))).rejects.toBeInstanceOf(DatasetUnavailableError);
+  });
+
+  it('throws for a file that vanished', async () => {
+    const f = await listed(file);
+    await rename(file, path.join(dir, '_gone.parquet'));
+    await expect(assertFilesUnchanged('hotspots', [f])).rejects.toBeInstanceOf(DatasetUnavailableError);
+  });
+});

@@ -1,0 +1,101 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyInto } from '../../../queries/stream/copy-stream.ts';
+import { Engine } from '../../../queries/engine/engine.ts';
+import { StreamIncompleteError } from '../../../queries/errors.ts';
+import { streamWrittenAhead, type WriteAheadPlan } from '../../../queries/stream/write-ahead.ts';
+import { tempDir as makeTempDir } from '../../helpers/fixtures.ts';
+
+let engine: Engine;
+let tempDir: string;
+beforeAll(async () => {
+  const root = await makeTempDir();
+  tempDir = path.join(root, 'tmp');
+  engine = await Engine.create({ dataDir: path.join(root, 'data'), tempDir, threads: 1, connections: 3, memoryLimit: '256MB', maxQueued: 8 });
+});
+afterAll(() => engine.close());
+
+const groupFiles = async () => (await readdir(tempDir)).filter((f) => f.startsWith('extract-'));
+
+const plan = (rowsPerGroup: number[], over: Partial<WriteAheadPlan> = {}): WriteAheadPlan => ({
+  tempDir,
+  groups: rowsPerGroup.length,
+  write: (i, c, target) => copyInto(c, { sql: `COPY (SELECT ${i} AS g, i FROM range(${rowsPerGroup[i]}) t(i) ORDER BY i) TO '${target}' (FORMAT csv, HEADER false)`, params: [] }),
+  waitLease: (signal) => engine.acquireBulk('a', signal),
+  tryLease: () => engine.tryAcquireBulk('a'),
+  maxInFlight: 2,
+  aheadBytes: 64 << 20,
+  expected: rowsPerGroup.reduce((a, b) => a + b, 0),
+  skipFirstBytes: 0,
+  signal: new AbortController().signal,
+  engineWork: () => () => undefined,
+  verify: async () => undefined,
+  ...over,
+});
+
+async function collect(p: WriteAheadPlan): Promise<string> {
+  let text = '';
+  for await (const chunk of streamWrittenAhead(p)) text += chunk.toString();
+  return text;
+}
+
+describe('streamWrittenAhead', () => {
+  it('sends the groups in order and removes their files', async () => {
+    const text = await collect(plan([3, 2, 0, 1]));
+    expect(text).toBe('0,0\n0,1\n0,2\n1,0\n1,1\n3,0\n');
+    expect(await groupFiles()).toEqual([]);
+    expect(engine.busy).toBe(0);
+  });
+
+  it('throws when the groups wrote fewer rows than promised', async () => {
+    await expect(collect({ ...plan([3, 2]), expected: 6 })).rejects.toBeInstanceOf(StreamIncompleteError);
+    expect(await groupFiles()).toEqual([]);
+  });
+
+  it('a reader that falls behind stops production within the ahead bound and holds no connection', async () => {
+    // Groups of about 1.3 MB, at most 3 MB ahead: a reader that takes one chunk and waits must
+    // find a few group files on disk, not twenty, and every connection idle.
+    let started = 0;
+    const p = plan(Array<number>(20).fill(150_000), { aheadBytes: 3 << 20, write: (i, c, t, sig) => (started++, plan([150_000]).write(0, c, t, sig)), expected: 20 * 150_000 });
+    const gen = streamWrittenAhead(p);
+    await gen.next();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(engine.busy).toBe(0);
+    expect(started).toBeLessThanOrEqual(5);
+    expect((await groupFiles()).length).toBeLessThanOrEqual(5);
+    let rows = 0;
+    for await (const chunk of gen) rows += chunk.toString().split('\n').length - 1;
+    expect(started).toBe(20);
+    expect(rows).toBeGreaterThan(19 * 150_000);
+    expect(await groupFiles()).toEqual([]);
+  });
+
+  it('a verification that fails after a write ends the stream with its error before that group is sent', async () => {
+    const p = plan([2, 2], { verify: async (i) => { if (i === 1) throw new Error('changed'); } });
+    const seen: string[] = [];
+    const run = async () => {
+      for await (const chunk of streamWrittenAhead(p)) seen.push(chunk.toString());
+    };
+    await expect(run()).rejects.toThrow('changed');
+    expect(seen.join('')).toBe('0,0\n0,1\n');
+    expect(engine.busy).toBe(0);
+    expect(await groupFiles()).toEqual([]);
+  });
+
+  it('an aborted response gives its connection back at once, wherever the abort lands in a long write', async () => {
+    // A group DuckDB needs seconds for: only an interrupt that reaches it frees the connection early.
+    const long = (i: number, target: string) => ({ sql: `COPY (SELECT ${i} AS g, sum(i) FROM range(3000000000) t(i)) TO '${target}' (FORMAT csv, HEADER false)`, params: [] });
+    for (const afterMs of [0, 1, 5, 20, 100]) {
+      const abort = new AbortController();
+      const p = plan([1, 1], { signal: abort.signal, write: (i, c, t) => copyInto(c, long(i, t)) });
+      const run = collect(p);
+      setTimeout(() => abort.abort(new Error('client gone')), afterMs);
+      const started = performance.now();
+      await expect(run).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(afterMs + 2000);
+      expect(engine.busy).toBe(0);
+    }
+    expect(await groupFiles()).toEqual([]);
+  });
+});
