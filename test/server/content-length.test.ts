@@ -1,6 +1,8 @@
+import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/http.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -131,6 +133,18 @@ describe('a length on every body that could be cut silently', () => {
     expect(plain.headers['x-returned']).toBe('9000');
     expect(Number(plain.headers['content-length'])).toBe(plain.body.length);
     expect(sameBody(plain.body, dechunk(chunked.body))).toBe(true);
+  });
+
+  it('an HTTP/1.0 client that hangs up while its response is written whole leaves no file and no reserved space behind', async () => {
+    const { hostname, port } = new URL(bulk.url);
+    const socket = net.connect(Number(port), hostname);
+    socket.write(`GET /api/v1/hotspots?from=2025-07-01&to=2025-07-04&format=csv HTTP/1.0\r\nAuthorization: Bearer ${bulk.key}\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 30));
+    socket.destroy();
+    const settled = await waitFor(() => bulk.context.extract.tempBudget.usedBytes === 0, 5000);
+    expect(settled).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await readdir(bulk.context.extract.tempDir)).toEqual([]);
   });
 
   it('an HTTP/1.0 response larger than TEMP_DIR_MAX_MB is a 503 that says to narrow the window or use HTTP/1.1, and gives its space back', async () => {
