@@ -106,29 +106,34 @@ function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
   throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
 }
 
-/** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
+/**
+ * GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. HEAD is
+ * declared with it: the HEAD route Fastify would add says Content-Length: 0 for every answer.
+ */
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
-  app.get(`/api/v1/${d.name}`, async (request, reply) => {
-    const nowMs = Date.now();
-    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
-    refuseWhenSaturated(request, ctx);
-    const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
-    const req = {
-      descriptor: d,
-      window: q.window,
-      format: q.format,
-      filters: q.filters,
-      folderValue: q.folderValue,
-      params: q.params,
-      isFresh: fresh.isFresh,
-      cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
-    };
-    const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
-    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
-      throw toProblem(e, ctx.config.retryAfterSeconds);
-    });
-    preflightDone();
-    reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
-    return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal });
+  app.route({ method: ['GET', 'HEAD'], url: `/api/v1/${d.name}`, handler: (request, reply) => answerDataset(request, reply, ctx, d) });
+}
+
+async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+  const nowMs = Date.now();
+  const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
+  refuseWhenSaturated(request, ctx);
+  const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
+  const req = {
+    descriptor: d,
+    window: q.window,
+    format: q.format,
+    filters: q.filters,
+    folderValue: q.folderValue,
+    params: q.params,
+    isFresh: fresh.isFresh,
+    cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
+  };
+  const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
+  const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
   });
+  preflightDone();
+  reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
+  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal });
 }

@@ -115,6 +115,8 @@ describe('a length on every body that could be cut silently', () => {
     const again = await exchange(cached, request, { version: '1.1' });
     expect(Number(again.headers['content-length'])).toBe(again.body.length);
     expect(sameBody(again.body, first.body)).toBe(true);
+    const head = await exchange(cached, request, { version: '1.1', method: 'HEAD' });
+    expect([head.status, head.headers['content-length'], head.body.length]).toEqual([200, first.headers['content-length'], 0]);
   });
 
   it.each([
@@ -128,6 +130,8 @@ describe('a length on every body that could be cut silently', () => {
     expect(chunked.status).toBe(200);
     expect(chunked.headers['transfer-encoding']).toBe('chunked');
     expect(chunked.headers['content-length']).toBeUndefined();
+    const head = await exchange(bulk, request, { version: '1.1', method: 'HEAD', ...(accept ? { accept } : {}) });
+    expect([head.status, head.headers['content-length'], head.headers['x-returned']]).toEqual([200, undefined, '9000']);
     const plain = await exchange(bulk, request, { version: '1.0', ...(accept ? { accept } : {}) });
     expect(plain.status).toBe(200);
     expect(plain.headers['x-returned']).toBe('9000');
