@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ProtocolError } from './errors.ts';
+import { counted, TransferError } from './errors.ts';
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -47,9 +47,13 @@ export class CsvPageReader {
     this.sink.data(data);
   }
 
+  /**
+   * A served page ends with its header line and every record whole, so a body that ends inside one
+   * was cut, whatever its framing said: a proxy can end a cut answer as if it were complete.
+   */
   finish(): PageBody {
-    if (this.header === null) throw new ProtocolError('the CSV response has no header line');
-    if (this.inQuotes || this.lastByte !== LF) throw new ProtocolError('the CSV response does not end with a complete record');
+    if (this.header === null) throw new TransferError('the response was cut off inside the CSV header line');
+    if (this.inQuotes || this.lastByte !== LF) throw new TransferError(`the response was cut off inside a CSV record, after ${counted(this.rows, 'complete row')}`);
     return { returned: this.rows, rowsSha256: this.hash.digest('hex'), csvHeader: this.header, meta: null };
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PageBody } from './csv-page.ts';
-import { ProtocolError } from './errors.ts';
+import { counted, ProtocolError, TransferError } from './errors.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -55,8 +55,9 @@ export class GeoJsonPageReader {
     }
   }
 
+  /** A document left open was cut (a prefix of a served page never fails the scan before its end). */
   finish(): PageBody {
-    if (!this.ended) throw new ProtocolError('the GeoJSON response is not a complete document');
+    if (!this.ended) throw new TransferError(`the response was cut off before the end of the GeoJSON document, after ${counted(this.rows, 'complete feature')}`);
     if (!this.meta) throw new ProtocolError('the GeoJSON response has no meta block');
     return { returned: this.rows, rowsSha256: this.hash.digest('hex'), csvHeader: null, meta: this.meta };
   }

@@ -48,7 +48,7 @@ async function handleResponse<T>(res: http.IncomingMessage, consume: (res: http.
   try {
     if (res.statusCode !== 200) throw await statusError(res);
     const value = await consume(res);
-    if (!res.complete) throw new TransferError('the transfer ended before the response was complete');
+    if (!res.complete) throw new TransferError('the connection ended before the response was complete');
     return value;
   } catch (e) {
     res.destroy();
@@ -56,15 +56,38 @@ async function handleResponse<T>(res: http.IncomingMessage, consume: (res: http.
   }
 }
 
-/** The body's chunks; a reset or an early end of the stream surfaces as a TransferError. */
+/**
+ * The body's chunks. A reset or an early end of the stream surfaces as a TransferError saying how
+ * far the body got: node:http raises when the connection closes short of the Content-Length or
+ * inside the chunked framing. A body without either ends when the connection does, so a cut there
+ * looks like a normal end; only the page readers can tell it (a record, document or file left open).
+ */
 export async function* bodyChunks(res: http.IncomingMessage): AsyncGenerator<Buffer> {
+  let received = 0;
   try {
-    for await (const chunk of res) yield chunk as Buffer;
+    for await (const chunk of res) {
+      received += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
   } catch (e) {
-    throw new TransferError(`the transfer broke off: ${errorText(e)}`);
+    throw new TransferError(`the connection broke off after ${framedSoFar(res, received)}: ${errorText(e)}`);
   }
-  if (!res.complete) throw new TransferError('the transfer ended before the response was complete');
+  if (!res.complete) throw new TransferError(`the connection ended after ${framedSoFar(res, received)}, before the response was complete`);
 }
+
+const framedSoFar = (res: http.IncomingMessage, received: number): string => {
+  const length = res.headers['content-length'];
+  if (length !== undefined) return `${received} of the ${length} bytes of its Content-Length`;
+  return `${received} bytes${res.headers['transfer-encoding'] === undefined ? '' : ' of a chunked body'}`;
+};
+
+/**
+ * Whether a body that ended without error is provably the whole answer: node:http ends a body with
+ * a Content-Length only after exactly that many bytes. The final chunk of a chunked body proves
+ * less: a proxy that reads the upstream answer over HTTP/1.0 (nginx's default) sees a server that
+ * died mid-body as one that finished, and ends its own chunked answer cleanly.
+ */
+export const provenWhole = (res: http.IncomingMessage): boolean => res.complete && res.headers['content-length'] !== undefined;
 
 async function statusError(res: http.IncomingMessage): Promise<HttpStatusError> {
   const parts: Buffer[] = [];

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { CsvPageReader, type CsvSink, type PageBody } from './csv-page.ts';
-import { ProtocolError, TransferError } from './errors.ts';
+import { counted, ProtocolError, TransferError } from './errors.ts';
 import { GeoJsonPageReader } from './geojson-page.ts';
 import { META_HEADER, PARQUET_MEDIA_TYPE, type TextFormat, type WireMeta } from '../shared/wire.ts';
-import { bodyChunks } from './http-page.ts';
+import { bodyChunks, provenWhole } from './http-page.ts';
 import { ParquetPageReader } from './parquet-page.ts';
 
 /** The text formats by `format`; Parquet by `Accept` (each page a whole Parquet file). */
@@ -103,9 +103,30 @@ export async function readPage(res: IncomingMessage, format: Format, sink: PageS
     await sink.drain();
   }
   const body = reader.finish();
-  // A clean end with fewer rows than promised is a broken stream by the contract's rule: retry it.
-  if (body.returned !== head.returned) throw new TransferError(`the response promised ${head.returned} rows and held ${body.returned}`);
+  checkRowCount(head.returned, body.returned, wholeBecause(format, res));
   return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
+}
+
+/**
+ * Why a page that ended without error is the server's whole answer, or null when it may be a cut
+ * that fell between two records: only CSV has no end of its own, so only its Content-Length can say.
+ */
+function wholeBecause(format: Format, res: IncomingMessage): string | null {
+  if (format === 'geojson') return 'its GeoJSON document is closed';
+  if (format === 'parquet') return 'its Parquet file ends with a readable footer';
+  return provenWhole(res) ? 'it holds every byte of its Content-Length' : null;
+}
+
+/**
+ * A cut only ever takes rows away from the end. Fewer rows than X-Returned in a page that may be a
+ * cut is retried; fewer in a page known to be whole, or more in any page, is the server's answer,
+ * and final.
+ */
+function checkRowCount(promised: number, held: number, whole: string | null): void {
+  if (held > promised) throw new ProtocolError(`the response holds ${counted(held, 'row')}, more than the ${promised} of its X-Returned`);
+  if (held === promised) return;
+  if (whole !== null) throw new ProtocolError(`the response holds ${counted(held, 'row')}, fewer than the ${promised} of its X-Returned, and is complete: ${whole}`);
+  throw new TransferError(`the response ended after ${held} of the ${counted(promised, 'row')} of its X-Returned, cut on a record boundary`);
 }
 
 function pageReader(h: IncomingHttpHeaders, format: Format, sink: PageSink): CsvPageReader | GeoJsonPageReader | ParquetPageReader {

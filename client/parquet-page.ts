@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { PARQUET_MAGIC } from '../shared/parquet/combine-footers.ts';
-import { footerFields } from '../shared/parquet/footer-fields.ts';
+import { footerFields, type FooterFields } from '../shared/parquet/footer-fields.ts';
 import { COLUMNAR_META_KEY } from '../shared/wire.ts';
 import type { PageBody } from './csv-page.ts';
-import { ProtocolError } from './errors.ts';
+import { ProtocolError, TransferError } from './errors.ts';
 
 /**
  * The largest footer a page may have. A page holds at most ROW_LIMIT rows in row groups of tens of
@@ -41,39 +41,57 @@ export class ParquetPageReader {
     if (this.tailBytes > 2 * KEPT_BACK) this.hashOut(this.tailBytes - KEPT_BACK);
   }
 
+  /**
+   * The footer is the last thing a served page holds, so a body without a readable one was cut: a
+   * prefix of a Parquet file ends in row-group bytes. A footer that reads is the file's own word on
+   * its rows, and what it lacks is the server's fault.
+   */
   finish(): PageBody {
     const rest = Buffer.concat(this.tail);
     const size = this.seen + rest.length;
-    if (size < 12 || !rest.subarray(rest.length - 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the Parquet response does not end with its footer');
+    if (this.seen === 0) this.checkStart(rest);
+    const cut = (why: string) => new TransferError(`the response was cut off before the end of the Parquet file, after ${size} bytes: ${why}`);
+    if (size < 12 || !rest.subarray(rest.length - 4).equals(PARQUET_MAGIC)) throw cut('it does not end with a footer');
     const length = rest.readUInt32LE(rest.length - 8);
-    if (length > MAX_FOOTER_BYTES) throw new ProtocolError(`the Parquet footer is ${length} bytes, more than the ${MAX_FOOTER_BYTES} a page can need`);
+    if (length > MAX_FOOTER_BYTES) throw cut(`its last bytes announce a footer of ${length} bytes, more than the ${MAX_FOOTER_BYTES} a page can need`);
     const bodyEnd = size - 8 - length;
-    if (bodyEnd < 4) throw new ProtocolError('the Parquet response has a bad footer length');
+    if (bodyEnd < 4) throw cut(`its last bytes announce a footer of ${length} bytes, longer than the file`);
     this.hashOut(bodyEnd - this.seen, rest);
     const footer = rest.subarray(rest.length - 8 - length, rest.length - 8);
-    let returned: number | null;
-    let meta: Record<string, unknown> | null;
+    let fields: FooterFields;
     try {
-      const fields = footerFields(footer);
-      returned = fields.rows;
-      const text = fields.keyValues.get(COLUMNAR_META_KEY);
-      meta = text === undefined ? null : (JSON.parse(text) as Record<string, unknown>);
+      fields = footerFields(footer);
     } catch (e) {
-      throw new ProtocolError(`the Parquet footer cannot be read: ${(e as Error).message}`);
+      throw cut(`its footer cannot be read (${(e as Error).message})`);
     }
+    const returned = fields.rows;
     if (returned === null || returned < 0) throw new ProtocolError('the Parquet footer has no row count');
-    if (meta === null) throw new ProtocolError(`the Parquet response has no ${COLUMNAR_META_KEY} metadata`);
-    return { returned, rowsSha256: this.hash.digest('hex'), csvHeader: null, meta };
+    const text = fields.keyValues.get(COLUMNAR_META_KEY);
+    if (text === undefined) throw new ProtocolError(`the Parquet response has no ${COLUMNAR_META_KEY} metadata`);
+    return { returned, rowsSha256: this.hash.digest('hex'), csvHeader: null, meta: parseMeta(text) };
   }
 
   /** Hashes the next `n` bytes of the page (skipping the leading magic) and drops them from the tail. */
   private hashOut(n: number, joined = Buffer.concat(this.tail)): void {
     const start = this.seen;
-    if (start === 0 && joined.length >= 4 && !joined.subarray(0, 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the response is not a Parquet file');
+    if (start === 0) this.checkStart(joined);
     const skip = Math.max(0, PARQUET_MAGIC.length - start);
     this.hash.update(joined.subarray(Math.min(skip, n), n));
     this.seen += n;
     this.tail = [joined.subarray(n)];
     this.tailBytes = joined.length - n;
+  }
+
+  /** A cut keeps the start of a page: one that does not open with the magic is no Parquet file at all. */
+  private checkStart(first: Buffer): void {
+    if (first.length >= 4 && !first.subarray(0, 4).equals(PARQUET_MAGIC)) throw new ProtocolError('the response is not a Parquet file');
+  }
+}
+
+function parseMeta(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new ProtocolError(`the Parquet footer's ${COLUMNAR_META_KEY} is not JSON: ${(e as Error).message}`);
   }
 }

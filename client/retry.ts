@@ -48,7 +48,7 @@ export async function withRetries<T>(what: string, policy: RetryPolicy, run: () 
     } catch (e) {
       if (!isRetryable(e)) throw e;
       const reason = e instanceof Error ? e.message : String(e);
-      if (attempt >= policy.attempts) throw new GaveUpError(`gave up on ${what} after ${attempt} attempts; the last one got ${reason}`, e);
+      if (attempt >= policy.attempts) throw new GaveUpError(`gave up on ${what} after ${attempt} attempts; the last attempt: ${reason}`, e);
       const delayMs = retryDelayMs(e, attempt, policy);
       notify({ attempt, attempts: policy.attempts, delayMs, reason });
       await sleep(delayMs);

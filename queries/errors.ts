@@ -43,6 +43,16 @@ export class TempBudgetFullError extends Error {
 export class UnreadableFileError extends Error {}
 
 /**
+ * A response that must be written whole before it is sent (to a reader that cannot see a chunked
+ * transfer break) is larger than all of TEMP_DIR_MAX_MB: it can never be sent that way.
+ */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super('response larger than the temporary disk budget');
+  }
+}
+
+/**
  * The disk under TEMP_DIR is full: ENOSPC from Node, or the engine's IO error for a temp file it
  * writes (which names the file: only the kind is kept).
  */

@@ -44,6 +44,22 @@ function requestTimeouts(ms: number) {
   return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkMs } };
 }
 
+/**
+ * close() closes the connections idle at the moment it is called; a response that ends after that
+ * leaves its keep-alive connection open until the client's keep-alive runs out, and close() waits
+ * for it. A response with a length lets its client have the whole body a moment before the
+ * response itself ends, so this is the common case for a client that closes right after reading.
+ */
+function closeIdleWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
+}
+
 function installErrorHandling(app: FastifyInstance, metrics: Metrics, config: Config): void {
   app.setErrorHandler((error, request, reply) => {
     // The client left while the request was prepared: its doing, not the data's or the server's (the answer goes nowhere).
@@ -143,6 +159,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     },
   };
   installErrorHandling(app, metrics, config);
+  closeIdleWhileClosing(app);
   // Data routes: key, then per-key rate limit, then the handler.
   await app.register(async (scope) => {
     const limits = await registerRateLimits(scope, config, metrics);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, TempBudgetFullError } from '../queries/errors.ts';
+import { DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, ResponseTooLargeError, TempBudgetFullError } from '../queries/errors.ts';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
@@ -66,6 +66,10 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   const retry = { 'retry-after': String(retryAfterSeconds) };
   if (e instanceof TempBudgetFullError) {
     return new Problem('unavailable', 'The service is at capacity, so it did not look. Retry later.', undefined, { 'retry-after': String(e.retryAfterSeconds) });
+  }
+  if (e instanceof ResponseTooLargeError) {
+    const detail = 'This response is too large to be written whole before it is sent, as it must be for an HTTP/1.0 request (a proxy speaking HTTP/1.0 to the service included). Narrow the window (from, to) or use HTTP/1.1.';
+    return new Problem('unavailable', detail, undefined, retry);
   }
   if (e instanceof DatasetUnavailableError) {
     const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);

@@ -45,6 +45,7 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
     returned: cut.returned,
     truncated: cut.returned < counts.reduce((a, b) => a + b, 0),
     next: cut.next,
+    bytes: null,
   });
 }
 

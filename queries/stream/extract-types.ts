@@ -67,6 +67,11 @@ export interface Extract {
   truncated: boolean;
   next: Window | null;
   /**
+   * Bytes `chunks()` yields, when they are known before the first byte (a whole window written
+   * before the response, or rows from the cache); null when groups are written as they are sent.
+   */
+  bytes: number | null;
+  /**
    * Encoded rows; verifies the promised count at the end and throws if it was not met. A columnar
    * response is the whole body, with `keyValues` in its file (Parquet) or schema (Arrow) metadata.
    */

@@ -137,7 +137,7 @@ async function admitToCache(w: WholeWindowCopy, files: readonly string[], writte
 
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
 async function sendWritten(w: WholeWindowCopy, files: readonly string[], written: Written): Promise<Extract> {
-  const reservation = await reserveWritten(w.ctx.tempBudget, files);
+  const { reservation, bytes } = await reserveWritten(w.ctx.tempBudget, files);
   let consumed = false;
   const chunks = async function* () {
     if (consumed) throw new Error('extract already consumed');
@@ -153,16 +153,18 @@ async function sendWritten(w: WholeWindowCopy, files: readonly string[], written
     reservation.release();
     for (const f of files) void rm(f, { force: true });
   };
-  return wholeWindow(w.sources, written, chunks, dispose);
+  // The separator before the first row is not sent (every row carries one when there are rows).
+  return wholeWindow(w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose);
 }
 
 const removeAll = (files: readonly string[]) => Promise.all(files.map((f) => rm(f, { force: true })));
 
 /** The written files' bytes, reserved until they are sent; a full budget removes them and refuses (503). */
-async function reserveWritten(budget: TempBudget, files: readonly string[]): Promise<Reservation> {
+async function reserveWritten(budget: TempBudget, files: readonly string[]): Promise<{ reservation: Reservation; bytes: number }> {
   const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
+  const bytes = sizes.reduce((a, b) => a + b, 0);
   try {
-    return budget.reserve(sizes.reduce((a, b) => a + b, 0));
+    return { reservation: budget.reserve(bytes), bytes };
   } catch (e) {
     await removeAll(files);
     throw e;
@@ -179,7 +181,7 @@ async function keepSmall(files: readonly string[], skip: number, maxBytes: numbe
 }
 
 /** A whole window's response: nothing cut, nothing to continue. */
-function wholeWindow(sources: Sources, written: Written, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
+function wholeWindow(sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
   return { observation: sources.observation, folderValue: sources.folderValue, ...written, truncated: false, next: null, chunks, dispose };
 }
 
@@ -188,5 +190,5 @@ export function fromMemory(sources: Sources, rows: CachedRows): Extract {
   const chunks = async function* () {
     if (rows.bytes.length > 0) yield rows.bytes;
   };
-  return wholeWindow(sources, { returned: rows.returned, dataVersion: rows.dataVersion }, chunks, () => undefined);
+  return wholeWindow(sources, { returned: rows.returned, dataVersion: rows.dataVersion, bytes: rows.bytes.length }, chunks, () => undefined);
 }

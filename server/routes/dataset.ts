@@ -1,9 +1,11 @@
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import type { DataVersion, Extract } from '../../queries/stream/extract-types.ts';
 import { prepareExtract } from '../../queries/stream/extract.ts';
+import { spoolBody } from '../../queries/stream/spool.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
 import { entityTag, freshness } from '../etag.ts';
@@ -20,38 +22,74 @@ async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, su
   if (suffix) yield suffix;
 }
 
-/** Text rows framed by their format; a columnar body carries meta in its own file or stream. */
-function responseBody(d: DatasetDescriptor, q: DatasetQuery, meta: Meta, x: Extract): AsyncGenerator<string | Buffer> {
-  const body = FORMATS[q.format].body;
-  if (body.kind === 'columnar') return x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
-  return framed(body.prefix(d, meta), x.chunks(), body.suffix);
-}
-
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
-async function* counted(body: AsyncGenerator<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
+async function* counted(body: AsyncIterable<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
   for await (const chunk of body) {
     sent.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     yield chunk;
   }
 }
 
-/** Headers from meta, then the body streamed; HEAD gets the headers only. */
-function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, q: DatasetQuery, x: Extract) {
+/** What goes around the rows: text framing from meta, or nothing (a columnar body carries meta in its own file or stream). */
+function framingOf(d: DatasetDescriptor, q: DatasetQuery, meta: Meta): { prefix: string; suffix: string } | null {
+  const body = FORMATS[q.format].body;
+  return body.kind === 'text' ? { prefix: body.prefix(d, meta), suffix: body.suffix } : null;
+}
+
+/** The body's length when it is known before the first byte: text rows written or held whole. */
+function knownLength(framing: { prefix: string; suffix: string } | null, x: Extract): number | null {
+  if (!framing || x.bytes === null) return null;
+  return Buffer.byteLength(framing.prefix) + x.bytes + Buffer.byteLength(framing.suffix);
+}
+
+/**
+ * Only HTTP/1.1 and later frame a body of unknown length so that a cut shows: an HTTP/1.0 reader
+ * (and every proxy speaking HTTP/1.0 to us, nginx's default) takes a closed connection for an end.
+ */
+const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersionMajor > 1 || request.raw.httpVersionMinor >= 1;
+
+/**
+ * Headers from meta, then the body: with Content-Length whenever it is known before the first
+ * byte, and always for a reader that could not see a cut otherwise (the body is then written
+ * whole before it is sent). HEAD gets the headers only.
+ */
+async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal }) {
+  const { d, q, x } = r;
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-  reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
-  ctx.metrics.observeExtract(d.name, x.returned);
+  const framing = framingOf(d, q, meta);
+  const known = knownLength(framing, x);
+  const head = (length: number | null) => {
+    reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
+    if (length !== null) reply.header('content-length', length);
+    ctx.metrics.observeExtract(d.name, x.returned);
+  };
   if (request.method === 'HEAD') {
     x.dispose();
+    head(known);
     return reply.send();
   }
+  const rows = framing ? framed(framing.prefix, x.chunks(), framing.suffix) : x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
+  if (known !== null || seesBrokenTransfers(request)) {
+    head(known);
+    return sendBody(reply, ctx, d, x, rows, () => x.dispose());
+  }
+  const spooled = await spoolBody(rows, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal: r.signal }).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
+  }).finally(() => x.dispose());
+  head(spooled.bytes);
+  return sendBody(reply, ctx, d, x, createReadStream(spooled.path, { highWaterMark: 1 << 18 }), () => void spooled.dispose());
+}
+
+/** Streams `chunks` as the body, counting what was sent; `cleanup` runs once the response closes, however it closes. */
+function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x: Extract, chunks: AsyncIterable<string | Buffer>, cleanup: () => void) {
   const sent = { rows: 0, bytes: 0 };
-  const body = Readable.from(counted(responseBody(d, q, meta, x), sent));
-  body.once('close', () => x.dispose());
+  const body = Readable.from(counted(chunks, sent));
+  body.once('close', cleanup);
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) sent.rows = x.returned;
     else ctx.metrics.countAbortedStream();
     ctx.metrics.countSent(d.name, sent);
-    x.dispose();
+    cleanup();
   });
   return reply.send(body);
 }
@@ -68,29 +106,34 @@ function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
   throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
 }
 
-/** GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. */
+/**
+ * GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. HEAD is
+ * declared with it: the HEAD route Fastify would add says Content-Length: 0 for every answer.
+ */
 export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
-  app.get(`/api/v1/${d.name}`, async (request, reply) => {
-    const nowMs = Date.now();
-    const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
-    refuseWhenSaturated(request, ctx);
-    const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
-    const req = {
-      descriptor: d,
-      window: q.window,
-      format: q.format,
-      filters: q.filters,
-      folderValue: q.folderValue,
-      params: q.params,
-      isFresh: fresh.isFresh,
-      cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
-    };
-    const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
-    const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
-      throw toProblem(e, ctx.config.retryAfterSeconds);
-    });
-    preflightDone();
-    reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
-    return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, d, q, x);
+  app.route({ method: ['GET', 'HEAD'], url: `/api/v1/${d.name}`, handler: (request, reply) => answerDataset(request, reply, ctx, d) });
+}
+
+async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+  const nowMs = Date.now();
+  const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
+  refuseWhenSaturated(request, ctx);
+  const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
+  const req = {
+    descriptor: d,
+    window: q.window,
+    format: q.format,
+    filters: q.filters,
+    folderValue: q.folderValue,
+    params: q.params,
+    isFresh: fresh.isFresh,
+    cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
+  };
+  const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
+  const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
   });
+  preflightDone();
+  reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
+  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal });
 }

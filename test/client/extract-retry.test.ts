@@ -109,7 +109,7 @@ describe('a broken transfer', () => {
         const cap = captureIo();
         const args = extractArgs(server, broken, '2025-07-01', '2025-07-03').map((a) => (a === server.url ? proxy.url : a));
         expect(await extractCommand(args, {}, cap.io)).toBe(0);
-        expect(cap.stderr()).toMatch(/window 3 .*(broke off|ended before).*retry 1\//);
+        expect(cap.stderr()).toMatch(/window 3 .*(broke off|cut off).*retry 1\//);
         expect(sha256(await readFile(broken))).toBe(sha256(await readFile(clean)));
       } finally {
         await proxy.close();

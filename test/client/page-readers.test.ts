@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CsvPageReader } from '../../client/csv-page.ts';
-import { ProtocolError } from '../../client/errors.ts';
+import { ProtocolError, TransferError } from '../../client/errors.ts';
 import { GeoJsonPageReader } from '../../client/geojson-page.ts';
 import { MAX_FOOTER_BYTES, ParquetPageReader } from '../../client/parquet-page.ts';
 import { encodeStruct, T } from '../../shared/parquet/thrift-compact.ts';
@@ -37,10 +37,18 @@ describe('GeoJSON page reader', () => {
     expect(reader.finish()).toMatchObject({ returned: 0, rowsSha256: sha256('') });
   });
 
-  it('a body that ends early is a protocol error, not a shorter page', () => {
+  it('a body that ends before the document closes is a cut (retried), not a shorter page', () => {
     const reader = new GeoJsonPageReader(() => {});
     reader.push(Buffer.from(DOC.slice(0, -4)));
-    expect(() => reader.finish()).toThrow(ProtocolError);
+    expect(() => reader.finish()).toThrow(TransferError);
+    expect(() => reader.finish()).toThrow(/cut off before the end of the GeoJSON document, after 1 complete feature\b/);
+  });
+
+  it('a closed document without meta, or one that is not a JSON object, is the server\'s answer (final)', () => {
+    const noMeta = new GeoJsonPageReader(() => {});
+    noMeta.push(Buffer.from('{"type":"FeatureCollection","features":[]}'));
+    expect(() => noMeta.finish()).toThrow(ProtocolError);
+    expect(() => new GeoJsonPageReader(() => {}).push(Buffer.from('["not an object"]'))).toThrow(ProtocolError);
   });
 });
 
@@ -59,10 +67,13 @@ describe('CSV page reader', () => {
     }
   });
 
-  it('a body cut inside a record is a protocol error', () => {
-    const reader = new CsvPageReader({ header: () => {}, data: () => {} });
-    reader.push(Buffer.from(HEADER + 'a,"open'));
-    expect(() => reader.finish()).toThrow(ProtocolError);
+  it('a body cut inside a record, inside a quoted field or inside the header line is a cut (retried)', () => {
+    for (const [body, says] of [[HEADER + 'a,plain\nb,"open', /inside a CSV record, after 1 complete row\b/], [HEADER + 'a,plain\nb,pla', /inside a CSV record, after 1 complete row\b/], ['id,ver', /inside the CSV header line/], ['', /inside the CSV header line/]] as const) {
+      const reader = new CsvPageReader({ header: () => {}, data: () => {} });
+      reader.push(Buffer.from(body));
+      expect(() => reader.finish()).toThrow(TransferError);
+      expect(() => reader.finish()).toThrow(says);
+    }
   });
 });
 
@@ -118,11 +129,19 @@ describe('Parquet page reader', () => {
     expect(() => read(chunks)).toThrow(/more than the \d+ a page can need/);
   });
 
-  it('a body cut short, one that is not Parquet, or a footer without meta is a protocol error', () => {
+  it('a body cut anywhere before its footer ends is a cut (retried)', () => {
     const page = parquetPage(Buffer.from('groups'), 1, META);
-    expect(() => read([page.subarray(0, page.length - 3)])).toThrow(ProtocolError);
+    for (const end of [0, 3, 4, 10, page.length - 9, page.length - 3, page.length - 1]) {
+      expect(() => read([page.subarray(0, end)])).toThrow(TransferError);
+    }
+    expect(() => read([page.subarray(0, 10)])).toThrow(/cut off before the end of the Parquet file, after 10 bytes/);
+  });
+
+  it('one that is not Parquet, or a readable footer without meta, is the server\'s answer (final)', () => {
     expect(() => read([Buffer.from('{"type":"FeatureCollection"}PAR1')])).toThrow(ProtocolError);
+    const page = parquetPage(Buffer.from('groups'), 1, META);
     expect(() => read([Buffer.concat([Buffer.from('GEOJ'), page.subarray(4)])])).toThrow(/not a Parquet file/);
     expect(() => read([parquetPage(Buffer.from('groups'), 1, null)])).toThrow(/fire_api:meta/);
+    expect(() => read([parquetPage(Buffer.from('groups'), 1, null)])).toThrow(ProtocolError);
   });
 });
