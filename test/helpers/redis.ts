@@ -21,9 +21,12 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   throw new Error(`redis-server did not listen on ${port}`);
 }
 
-/** A real, throw-away redis-server (`program`: its path, see `redisServer()` in services.ts). */
-export async function startRedis(program: string): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * A real, throw-away redis-server (`program`: its path, see `redisServer()` in services.ts); give
+ * `port` to start it again where a stopped one listened.
+ */
+export async function startRedis(program: string, port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await new Promise<void>((resolve, reject) => {
     child.once('error', (e) => reject(new Error(`cannot start ${program}: ${e.message}`)));
