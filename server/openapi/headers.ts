@@ -11,9 +11,12 @@ const Count = z.int().min(0);
 const HEADERS: Record<string, { description: string; schema: z.ZodType; required?: boolean }> = {
   'Retry-After': { description: 'Whole seconds to wait before retrying; retrying after that long succeeds unless the cause persists.', schema: Seconds, required: true },
   'WWW-Authenticate': { description: 'Bearer challenge, e.g. `Bearer realm="research-read-api", error="invalid_token"`.', schema: z.string(), required: true },
-  'X-RateLimit-Limit': { description: 'Requests allowed per key and minute. Absent when the shared counter store is unreachable (the service then fails open).', schema: Count },
-  'X-RateLimit-Remaining': { description: 'Requests left for this key in the current window.', schema: Count },
-  'X-RateLimit-Reset': { description: 'Seconds until the current rate-limit window ends.', schema: Seconds },
+  'X-RateLimit-Limit': { description: 'Requests allowed per key and minute.', schema: Count },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left for this key in the current window. Absent when this request could not be counted (the shared counter store did not answer in time): the request was served and not counted, and what is left is unknown.',
+    schema: Count,
+  },
+  'X-RateLimit-Reset': { description: 'Seconds until the current rate-limit window ends. Absent exactly when X-RateLimit-Remaining is.', schema: Seconds },
   ETag: { description: 'Weak validator over dataVersion, the normalised query and the format (the media type chosen by Accept included). Send it back as If-None-Match to get a 304 without running the query.', schema: z.string().regex(/^W\/".*"$/), required: true },
   Vary: { description: 'Responses differ per key and, for data, per negotiated media type: `Accept, Authorization`.', schema: z.string(), required: true },
   'X-Window-From': { description: 'meta.window.from: start of the window used (inclusive).', schema: UtcTimestamp, required: true },
