@@ -133,6 +133,9 @@ describe('behind the shipped nginx config (deploy/nginx/fire-api.conf)', () => {
 
   it('a rolling restart (SIGTERM, as systemctl sends it): the page under way completes, every request meanwhile gets a 200, the node exits 0 within SHUTDOWN_GRACE_MS', { timeout: 60_000 }, async (ctx) => {
     const { cluster, proxy } = setup(ctx);
+    // The rounds before killed nodes: nginx leaves a failed node alone for fail_timeout (10 s), and
+    // a drained node's refusals must find the other one back in the upstream group.
+    await new Promise((r) => setTimeout(r, 10_500));
     const hit = strikeAt({ cluster, proxy }, 1_000_000, (node) => node.terminate());
     try {
       const page = await fetchGet(`${proxy.url}${PAGE}`, cluster.takeKey());
