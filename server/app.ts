@@ -49,11 +49,17 @@ function requestTimeouts(ms: number) {
  * leaves its keep-alive connection open until the client's keep-alive runs out, and close() waits
  * for it. A response with a length lets its client have the whole body a moment before the
  * response itself ends, so this is the common case for a client that closes right after reading.
+ * A proxy may also send its next request on such a connection before it is closed: that request
+ * is answered (a refusal would reach the proxy's client, as the proxy retries only on errors)
+ * and says `Connection: close`, as does every answer while the server closes.
  */
 function closeIdleWhileClosing(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
   app.addHook('onResponse', async () => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
@@ -127,7 +133,8 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
-    return503OnClosing: true,
+    // Requests on connections still open while the server drains are answered (see closeIdleWhileClosing).
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     // A malformed URL is the client's error: answer with a problem, not Fastify's own body.
     frameworkErrors: (_error, request, reply) => sendProblem(request, reply, new Problem('malformed-request', 'The request URL or headers are malformed.')),

@@ -27,6 +27,7 @@ export async function shutDown(app: FastifyInstance, open: Set<ServerResponse>, 
   if ((await Promise.race([closed.then(() => 'closed' as const), graceOver])) === 'grace over') {
     cut = open.size;
     for (const res of open) res.destroy();
+    app.server.closeAllConnections();
   }
   clearTimeout(timer);
   await closed;

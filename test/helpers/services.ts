@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
 /**
- * A Debian program some tests need (a real redis-server, a real Chromium). Outside CI a missing one
+ * A Debian program some tests need (a real redis-server, nginx, Chromium). Outside CI a missing one
  * skips those tests with a note the summary reporter lists; in CI (`CI=true`) it fails them, so CI
  * keeps running everything.
  */
@@ -38,6 +38,18 @@ export function findOnPath(names: readonly string[], searchPath = process.env.PA
 
 export function redisServer(): Service {
   return { name: 'redis-server', debianPackage: 'redis-server', path: findOnPath(['redis-server']) };
+}
+
+/** Debian installs its daemons in /usr/sbin, which is not on an ordinary user's PATH. */
+const withSbin = (searchPath: string | undefined) => [searchPath ?? '', '/usr/sbin', '/sbin'].filter(Boolean).join(path.delimiter);
+
+export function nginx(env: NodeJS.ProcessEnv = process.env): Service {
+  return { name: 'nginx', debianPackage: 'nginx', path: findOnPath(['nginx'], withSbin(env.PATH)) };
+}
+
+/** Checks the shipped systemd unit without running systemd (`verify`, `security --offline`). */
+export function systemdAnalyze(env: NodeJS.ProcessEnv = process.env): Service {
+  return { name: 'systemd-analyze', debianPackage: 'systemd', path: findOnPath(['systemd-analyze'], env.PATH) };
 }
 
 /** `CHROMIUM_PATH` if set (it must then exist), else the names Debian, Ubuntu and Google use. */
