@@ -2,6 +2,8 @@ import { TempBudgetFullError } from '../errors.ts';
 
 export interface Reservation {
   readonly bytes: number;
+  /** Holds `bytes` in all (a file that grows as it is written), or throws TempBudgetFullError and holds what it held. */
+  growTo(bytes: number): void;
   /** Keeps only `bytes` reserved (a whole window that turned out smaller than reserved). */
   shrinkTo(bytes: number): void;
   /** Idempotent. */
@@ -28,18 +30,25 @@ export class TempBudget {
 
   /** Reserves `bytes`, or throws TempBudgetFullError with the seconds until about that much is free. */
   reserve(bytes: number, nowMs = Date.now()): Reservation {
-    if (this.used + bytes > this.maxBytes) throw new TempBudgetFullError(this.retryAfterSeconds(this.used + bytes - this.maxBytes, nowMs));
-    this.used += bytes;
-    let held = bytes;
+    let held = 0;
     const give = (n: number) => {
       this.used -= n;
       this.releases.push({ atMs: Date.now(), bytes: n });
       held -= n;
     };
+    const growTo = (n: number, atMs = Date.now()) => {
+      const more = n - held;
+      if (more <= 0) return;
+      if (this.used + more > this.maxBytes) throw new TempBudgetFullError(this.retryAfterSeconds(this.used + more - this.maxBytes, atMs));
+      this.used += more;
+      held = n;
+    };
+    growTo(bytes, nowMs);
     return {
       get bytes() {
         return held;
       },
+      growTo: (n) => growTo(n),
       shrinkTo: (n) => (n < held ? give(held - n) : undefined),
       release: () => (held > 0 ? give(held) : undefined),
     };

@@ -28,7 +28,7 @@ export interface SpooledBody {
  */
 export async function spoolBody(body: AsyncIterable<string | Buffer>, opts: SpoolOptions): Promise<SpooledBody> {
   const path = `${tempFileBase(opts.tempDir)}-body`;
-  const reservation = new GrowingReservation(opts.budget);
+  const reservation = opts.budget.reserve(0);
   const dispose = async () => {
     reservation.release();
     await rm(path, { force: true });
@@ -40,7 +40,7 @@ export async function spoolBody(body: AsyncIterable<string | Buffer>, opts: Spoo
       for await (const chunk of body) {
         opts.signal.throwIfAborted();
         const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        reservation.grow(bytes + buffer.length);
+        growFor(reservation, opts.budget, bytes + buffer.length);
         await file.write(buffer);
         bytes += buffer.length;
       }
@@ -55,35 +55,12 @@ export async function spoolBody(body: AsyncIterable<string | Buffer>, opts: Spoo
   }
 }
 
-/** Reservations taken step by step as a file grows, given back together. */
-class GrowingReservation {
-  private readonly held: Reservation[] = [];
-  private total = 0;
-
-  constructor(private readonly budget: TempBudget) {}
-
-  grow(bytes: number): void {
-    if (bytes <= this.total) return;
-    if (bytes > this.budget.maxBytes) throw new ResponseTooLargeError(this.budget.maxBytes);
-    // A step at a time while the budget has room for it, else just what is needed (which throws when that is not free).
-    const need = bytes - this.total;
-    const take = Math.max(need, Math.min(RESERVE_STEP_BYTES, this.budget.maxBytes - this.budget.usedBytes));
-    this.held.push(this.budget.reserve(take));
-    this.total += take;
-  }
-
-  shrinkTo(bytes: number): void {
-    let keep = bytes;
-    for (const r of this.held) {
-      r.shrinkTo(Math.min(r.bytes, keep));
-      keep -= r.bytes;
-    }
-    this.total = bytes;
-  }
-
-  release(): void {
-    for (const r of this.held) r.release();
-    this.held.length = 0;
-    this.total = 0;
-  }
+/**
+ * Room for a file of `bytes`: a step at a time while the budget has room for it, else just what is
+ * needed (which throws when that is not free); a file larger than the whole budget never fits.
+ */
+function growFor(reservation: Reservation, budget: TempBudget, bytes: number): void {
+  if (bytes <= reservation.bytes) return;
+  if (bytes > budget.maxBytes) throw new ResponseTooLargeError(budget.maxBytes);
+  reservation.growTo(Math.max(bytes, reservation.bytes + Math.min(RESERVE_STEP_BYTES, budget.maxBytes - budget.usedBytes)));
 }

@@ -16,6 +16,21 @@ describe('TempBudget', () => {
     expect(budget.usedBytes).toBe(0);
   });
 
+  it('a reservation grows within the budget and keeps what it held when growing is refused', () => {
+    const budget = new TempBudget(100, 60);
+    const other = budget.reserve(30);
+    const growing = budget.reserve(0);
+    growing.growTo(50);
+    growing.growTo(20);
+    expect([growing.bytes, budget.usedBytes]).toEqual([50, 80]);
+    expect(() => growing.growTo(80)).toThrow(TempBudgetFullError);
+    expect([growing.bytes, budget.usedBytes]).toEqual([50, 80]);
+    other.release();
+    growing.growTo(70);
+    growing.release();
+    expect(budget.usedBytes).toBe(0);
+  });
+
   it('says when to retry from how fast reservations were released, not a fixed figure', () => {
     const budget = new TempBudget(100, 60);
     const retryOf = (bytes: number): number => {
