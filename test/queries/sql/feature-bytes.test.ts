@@ -8,7 +8,7 @@ import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows, type RowSelect } from '../../../queries/sql/compile.ts';
 import { compileCopy } from '../../../queries/sql/compile-copy.ts';
 import { copyInto } from '../../../queries/stream/copy-stream.ts';
-import { writeFeatureRows } from '../../../queries/stream/row-stream.ts';
+import { writeEncodedRows } from '../../../queries/stream/row-stream.ts';
 import { openDuck, spec, writeFixtures } from './compile-fixtures.ts';
 import { EDGE_ROWS, STATIONS, writeEdgeFile } from './feature-edges.ts';
 import { referenceFeatureRows } from './feature-reference.ts';
@@ -33,7 +33,7 @@ let written = 0;
 async function groupBytes(d: DatasetDescriptor, dataDir: string, files: string[], stationFiles: string[], select: RowSelect): Promise<{ bytes: Buffer; rows: number }> {
   const q = compileRows({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select, from: null, to: null });
   const target = path.join(work, `group-${written++}.csv`);
-  const rows = geojson.native(d) ? await copyInto(c, compileCopy(q, body!.copy, target, work)) : await writeFeatureRows(c, q, target);
+  const rows = geojson.native(d) ? await copyInto(c, compileCopy(q, body!.copy, target, work)) : await writeEncodedRows(c, q, body!.encode!, target);
   const bytes = await readFile(target);
   // Every row reached the file, and the file is a valid list of Features once its first separator is dropped.
   expect(JSON.parse(`[${bytes.subarray(body!.separator.length).toString('utf8')}]`)).toHaveLength(rows);
