@@ -49,6 +49,8 @@ export interface FormatRules {
    * JavaScript on one thread, where a second group in flight would only add memory.
    */
   native(d: DatasetDescriptor): boolean;
+  /** Worth an HTTP content coding when the client accepts one; Parquet is compressed inside already. */
+  compress: boolean;
   body: TextBody | ColumnarBody;
 }
 
@@ -64,6 +66,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: csvRows,
     stationPoints: false,
     native: always,
+    compress: true,
     body: { kind: 'text', copy: CSV_COPY, separator: '', prefix: (d) => csvHeader(d), suffix: '', wholeWindow: always },
   },
   geojson: {
@@ -72,6 +75,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: featureRows,
     stationPoints: true,
     native: textGeometry,
+    compress: true,
     body: {
       kind: 'text',
       copy: FEATURE_COPY,
@@ -87,6 +91,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: parquetRows,
     stationPoints: false,
     native: always,
+    compress: false,
     body: { kind: 'columnar', assembly: 'parquet' },
   },
   arrow: {
@@ -95,6 +100,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: arrowRows,
     stationPoints: false,
     native: never,
+    compress: true,
     body: { kind: 'columnar', assembly: 'arrow' },
   },
 };
