@@ -52,6 +52,8 @@ export interface FormatRules {
    * JavaScript on one thread, where a second group in flight would only add memory.
    */
   native(d: DatasetDescriptor): boolean;
+  /** Worth an HTTP content coding when the client accepts one; Parquet is compressed inside already. */
+  compress: boolean;
   body: TextBody | ColumnarBody;
 }
 
@@ -67,6 +69,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: csvRows,
     stationPoints: false,
     native: always,
+    compress: true,
     body: { kind: 'text', copy: CSV_COPY, encode: null, separator: '', prefix: (d) => csvHeader(d), suffix: '', wholeWindow: always },
   },
   geojson: {
@@ -75,6 +78,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: featureRows,
     stationPoints: true,
     native: textGeometry,
+    compress: true,
     body: {
       kind: 'text',
       copy: FEATURE_COPY,
@@ -91,6 +95,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: parquetRows,
     stationPoints: false,
     native: always,
+    compress: false,
     body: { kind: 'columnar', assembly: 'parquet' },
   },
   arrow: {
@@ -99,6 +104,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: arrowRows,
     stationPoints: false,
     native: never,
+    compress: true,
     body: { kind: 'columnar', assembly: 'arrow' },
   },
 };

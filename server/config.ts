@@ -36,6 +36,7 @@ const Env = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   REDIS_URL: z.string().url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  COMPRESS_RESPONSES: z.stringbool().default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -85,6 +86,8 @@ export interface Config {
   redisUrl: string | null;
   /** Behind a reverse proxy, take the client address from X-Forwarded-For (failed-auth limits). */
   trustProxy: boolean;
+  /** CSV, GeoJSON and Arrow bodies in br or gzip when the client's Accept-Encoding asks for one. */
+  compressResponses: boolean;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 }
 
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: e.TRUST_PROXY,
+    compressResponses: e.COMPRESS_RESPONSES,
     logLevel: e.LOG_LEVEL,
   };
 }
