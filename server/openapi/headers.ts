@@ -10,7 +10,11 @@ const Count = z.int().min(0);
 /** Every response header the API promises; `required` means it comes with every response that lists it. */
 const HEADERS: Record<string, { description: string; schema: z.ZodType; required?: boolean }> = {
   'Retry-After': { description: 'Whole seconds to wait before retrying; retrying after that long succeeds unless the cause persists.', schema: Seconds, required: true },
-  'WWW-Authenticate': { description: 'Bearer challenge, e.g. `Bearer realm="research-read-api", error="invalid_token"`.', schema: z.string(), required: true },
+  'WWW-Authenticate': {
+    description: 'Bearer and Basic challenges, e.g. `Bearer realm="research-read-api", error="invalid_token", Basic realm="research-read-api", charset="UTF-8"`.',
+    schema: z.string(),
+    required: true,
+  },
   'X-RateLimit-Limit': { description: 'Requests allowed per key and minute.', schema: Count },
   'X-RateLimit-Remaining': {
     description: 'Requests left for this key in the current window. Absent when this request could not be counted (the shared counter store did not answer in time): the request was served and not counted, and what is left is unknown.',
