@@ -59,7 +59,8 @@ async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, set
     // the server's one thread per statement, which would make the server's ratio look better than it is.
     const r = await runScenario(server, s, { dataDir: o.dataDir, threads: REFERENCE_THREADS, memoryLimit: setup.config.duckdbMemoryLimit });
     const times = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
-    log(`${s.name}: server ${times(r.serverRunsSeconds)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${times(r.referenceRunsSeconds)} s (best of each compared)`);
+    const features = r.featureReference ? `; COPY of the Feature objects ${times(r.featureReference.runsSeconds)} s` : '';
+    log(`${s.name}: server ${times(r.serverRunsSeconds)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${times(r.referenceRunsSeconds)} s${features} (best of each compared)`);
     m.extracts.push(r);
   }
   if (only.has('window-sizes')) {

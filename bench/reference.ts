@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { DATASETS, wireColumns } from '../datasets/index.ts';
 import { listParquet, quoteSql, readParquetSql, windowWhere } from './data.ts';
 import type { DayWindow } from './options.ts';
 
@@ -15,6 +16,8 @@ export interface ReferenceAsk {
   orderBy: readonly string[];
   window: DayWindow;
   format: 'csv' | 'json' | 'parquet';
+  /** With `json`: the rows as GeoJSON Feature objects (featureList) instead of flat objects. */
+  features?: boolean;
   /** REFERENCE_THREADS in the bench; the server's memory limit. */
   threads: number;
   memoryLimit: string;
@@ -27,11 +30,26 @@ export interface ReferenceRun {
   sql: string;
 }
 
-/** The ordered SELECT the server's extract is compared with: every column, the same window, the same order. */
+/**
+ * A point dataset's rows as GeoJSON Feature objects for DuckDB's JSON writer: `type`, the id, a
+ * Point geometry and every wire column in `properties`, in the server's member order, each value
+ * in DuckDB's own JSON form (timestamps as DuckDB text, integral doubles as `1.0`, NaN as `NaN`):
+ * what DuckDB's writer costs for the Features themselves.
+ */
+export function featureList(dataset: string): string {
+  const d = DATASETS.find((x) => x.name === dataset);
+  const g = d?.geometry;
+  if (!d || g?.kind !== 'point') throw new Error(`${dataset}: the Feature reference needs a dataset with point geometry`);
+  const properties = wireColumns(d).map((c) => `'${c.name}': "${c.name}"`).join(', ');
+  const id = d.featureId ? `"${d.featureId}" AS id, ` : '';
+  return `'Feature' AS type, ${id}{'type': 'Point', 'coordinates': ["${g.longitude}", "${g.latitude}"]} AS geometry, {${properties}} AS properties`;
+}
+
+/** The ordered SELECT the server's extract is compared with: every column (or the Features), the same window, the same order. */
 export async function referenceSelect(a: ReferenceAsk): Promise<string> {
   const files = await listParquet(a.dataDir, a.dataset);
   const order = a.orderBy.map((c) => `"${c}"`).join(', ');
-  return `SELECT * FROM ${readParquetSql(files)} WHERE ${windowWhere(a.timeColumn, a.window)} ORDER BY ${order}`;
+  return `SELECT ${a.features ? featureList(a.dataset) : '*'} FROM ${readParquetSql(files)} WHERE ${windowWhere(a.timeColumn, a.window)} ORDER BY ${order}`;
 }
 
 /**
@@ -56,7 +74,8 @@ export async function runReference(a: ReferenceAsk): Promise<ReferenceRun> {
     const wallMs = performance.now() - started;
     // COPY answers with the number of rows it wrote.
     const rows = Number(result.getRows()[0]?.[0] ?? Number.NaN);
-    return { wallMs, rows, bytes: (await stat(out)).size, sql: `COPY (SELECT * ... ORDER BY ${a.orderBy.join(', ')}) TO file (FORMAT ${a.format})` };
+    const list = a.features ? "'Feature' AS type, id, {'type': 'Point', ...} AS geometry, {...} AS properties" : '*';
+    return { wallMs, rows, bytes: (await stat(out)).size, sql: `COPY (SELECT ${list} ... ORDER BY ${a.orderBy.join(', ')}) TO file (FORMAT ${a.format})` };
   } finally {
     connection.closeSync();
     instance.closeSync();

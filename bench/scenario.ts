@@ -41,6 +41,11 @@ export interface ScenarioResult {
   referenceBytes: number;
   /** server wall time / DuckDB COPY wall time: below 1 the server beats writing a file. */
   ratio: number;
+  /**
+   * GeoJSON only: DuckDB's JSON writer writing the same rows as Feature objects (best of its
+   * runs), beside the flat COPY; `ratio` is the server's wall time ÷ its wall time. Null otherwise.
+   */
+  featureReference: { seconds: number; rows: number; bytes: number; ratio: number; runsSeconds: number[] } | null;
   complete: boolean;
   /** Received = X-Returned = DuckDB's count = rows COPY wrote. */
   rowsMatch: boolean;
@@ -80,7 +85,18 @@ export async function measureRequest(server: ServerProcess, path: string, format
  */
 export const RUNS_PER_SIDE = 2;
 
-/** The server's extract over HTTP and DuckDB's COPY of the same ordered SELECT, alternating. */
+const REFERENCE_FORMAT = { csv: 'csv', geojson: 'json', parquet: 'parquet', arrow: 'parquet' } as const satisfies Record<WireFormat, string>;
+
+const fastest = <T extends { wallMs: number }>(xs: T[]) => xs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+
+/** The Feature objects' COPY beside the server's best run; null when the scenario has none. */
+function featureReferenceOf(serverMs: number, runs: readonly ReferenceRun[]): ScenarioResult['featureReference'] {
+  if (runs.length === 0) return null;
+  const best = fastest([...runs]);
+  return { seconds: best.wallMs / 1000, rows: best.rows, bytes: best.bytes, ratio: serverMs / best.wallMs, runsSeconds: runs.map((r) => r.wallMs / 1000) };
+}
+
+/** The server's extract over HTTP and DuckDB's COPY of the same ordered SELECT (and, for GeoJSON, of the Features), alternating. */
 export async function runScenario(
   server: ServerProcess,
   spec: ScenarioSpec,
@@ -89,22 +105,14 @@ export async function runScenario(
   const path = extractPath(spec);
   const runs: Awaited<ReturnType<typeof measureRequest>>[] = [];
   const references: ReferenceRun[] = [];
+  const featureReferences: ReferenceRun[] = [];
+  const { dataset, timeColumn, orderBy, window } = spec;
+  const ask = { ...engine, dataset, timeColumn, orderBy, window, format: REFERENCE_FORMAT[spec.format] };
   for (let i = 0; i < RUNS_PER_SIDE; i++) {
     runs.push(await measureRequest(server, path, spec.format));
-    references.push(
-      await runReference({
-        dataDir: engine.dataDir,
-        dataset: spec.dataset,
-        timeColumn: spec.timeColumn,
-        orderBy: spec.orderBy,
-        window: spec.window,
-        format: spec.format === 'csv' ? 'csv' : spec.format === 'geojson' ? 'json' : 'parquet',
-        threads: engine.threads,
-        memoryLimit: engine.memoryLimit,
-      }),
-    );
+    references.push(await runReference(ask));
+    if (spec.format === 'geojson') featureReferences.push(await runReference({ ...ask, features: true }));
   }
-  const fastest = <T extends { wallMs: number }>(xs: T[]) => xs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
   // The fastest run's times; the highest memory of any run; every run must have been complete.
   const run = { ...fastest(runs), peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)), complete: runs.every((r) => r.complete), status: runs.find((r) => r.status !== 200)?.status ?? 200 };
   const reference = fastest(references);
@@ -133,8 +141,9 @@ export async function runScenario(
     referenceRows: reference.rows,
     referenceBytes: reference.bytes,
     ratio: wallSeconds / referenceSeconds,
+    featureReference: featureReferenceOf(run.wallMs, featureReferences),
     complete: run.status === 200 && run.complete,
-    rowsMatch: runs.every((r) => r.rows === r.returnedHeader && r.rows === spec.expectedRows) && references.every((r) => r.rows === spec.expectedRows),
+    rowsMatch: runs.every((r) => r.rows === r.returnedHeader && r.rows === spec.expectedRows) && [...references, ...featureReferences].every((r) => r.rows === spec.expectedRows),
     serverRunsSeconds: runs.map((r) => r.wallMs / 1000),
     referenceRunsSeconds: references.map((r) => r.wallMs / 1000),
   };

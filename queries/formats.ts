@@ -2,6 +2,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import { PARQUET_MEDIA_TYPE, type WireMeta } from '../shared/wire.ts';
 import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type RowSelect } from './sql/compile.ts';
 import { CSV_COPY, FEATURE_COPY, type TextCopy } from './sql/compile-copy.ts';
+import { encodeFeatureChunk, type ChunkEncoder } from './stream/encode-chunk.ts';
 
 /** The response formats. `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
 export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
@@ -11,6 +12,8 @@ export interface TextBody {
   kind: 'text';
   /** How DuckDB writes a group's rows, when it writes them (`native`). */
   copy: TextCopy;
+  /** How JavaScript turns a chunk of the rows' select into text when DuckDB cannot (not `native`); null: DuckDB always can. */
+  encode: ChunkEncoder | null;
   /** What the row writers put before every row (FEATURE_COPY, encodeFeatureChunk): the response drops the first. */
   separator: string;
   /** Sent before the rows. */
@@ -49,6 +52,8 @@ export interface FormatRules {
    * JavaScript on one thread, where a second group in flight would only add memory.
    */
   native(d: DatasetDescriptor): boolean;
+  /** Worth an HTTP content coding when the client accepts one; Parquet is compressed inside already. */
+  compress: boolean;
   body: TextBody | ColumnarBody;
 }
 
@@ -64,7 +69,8 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: csvRows,
     stationPoints: false,
     native: always,
-    body: { kind: 'text', copy: CSV_COPY, separator: '', prefix: (d) => csvHeader(d), suffix: '', wholeWindow: always },
+    compress: true,
+    body: { kind: 'text', copy: CSV_COPY, encode: null, separator: '', prefix: (d) => csvHeader(d), suffix: '', wholeWindow: always },
   },
   geojson: {
     mediaType: 'application/geo+json',
@@ -72,9 +78,11 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: featureRows,
     stationPoints: true,
     native: textGeometry,
+    compress: true,
     body: {
       kind: 'text',
       copy: FEATURE_COPY,
+      encode: encodeFeatureChunk,
       separator: ',',
       prefix: (_, meta) => `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`,
       suffix: ']}\n',
@@ -87,6 +95,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: parquetRows,
     stationPoints: false,
     native: always,
+    compress: false,
     body: { kind: 'columnar', assembly: 'parquet' },
   },
   arrow: {
@@ -95,6 +104,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     rows: arrowRows,
     stationPoints: false,
     native: never,
+    compress: true,
     body: { kind: 'columnar', assembly: 'arrow' },
   },
 };

@@ -12,6 +12,7 @@ import { extractTempDir } from '../queries/engine/temp-files.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
+import { registerCors } from './cors.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
@@ -167,6 +168,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   };
   installErrorHandling(app, metrics, config);
   closeIdleWhileClosing(app);
+  registerCors(app, config.corsOrigins);
   // Data routes: key, then per-key rate limit, then the handler.
   await app.register(async (scope) => {
     const limits = await registerRateLimits(scope, config, metrics);

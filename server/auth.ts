@@ -10,12 +10,25 @@ declare module 'fastify' {
   }
 }
 
-const REALM = 'Bearer realm="research-read-api"';
+const REALM = 'realm="research-read-api"';
+/** Both ways a client may send its key; Basic's charset says a password is read as UTF-8 (RFC 7617). */
+const BASIC_CHALLENGE = `Basic ${REALM}, charset="UTF-8"`;
 
-/** The token of an `Authorization: Bearer <token>` header; only that header is ever read. */
-export function bearerToken(header: string | undefined): string | null {
-  const m = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
-  return m?.[1] ?? null;
+/**
+ * The key a request presents, from the `Authorization` header only (never the query string):
+ * `Bearer <key>`, or HTTP Basic with the key as the password and any user name — what clients
+ * that cannot send a bearer header offer (QGIS's Basic method, GDAL_HTTP_USERPWD, curl -u, R).
+ */
+export function presentedKey(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const bearer = /^Bearer +(\S+) *$/i.exec(header);
+  if (bearer) return bearer[1]!;
+  const basic = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!basic) return null;
+  const credentials = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = credentials.indexOf(':');
+  const password = colon < 0 ? '' : credentials.slice(colon + 1);
+  return password === '' ? null : password;
 }
 
 /** Answers whether this client address may still fail authentication; throws the 429 when it may not. */
@@ -27,7 +40,7 @@ export type FailureGate = (request: FastifyRequest) => Promise<void>;
  */
 export function authenticate(registry: KeyRegistry, failureGate: FailureGate, metrics: Metrics) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const token = bearerToken(request.headers.authorization);
+    const token = presentedKey(request.headers.authorization);
     const verdict = token === null ? null : registry.verify(token, Date.now());
     if (verdict?.status === 'valid') {
       request.keyId = verdict.id;
@@ -40,8 +53,8 @@ export function authenticate(registry: KeyRegistry, failureGate: FailureGate, me
       request.log.info({ keyId: verdict.id, status: verdict.status }, 'key refused');
       throw new Problem('forbidden', `This key is ${verdict.status}. Ask the operator for a new one.`);
     }
-    const challenge = token === null ? REALM : `${REALM}, error="invalid_token"`;
-    const detail = token === null ? 'Send your key as Authorization: Bearer <key>.' : 'The key is not valid.';
+    const challenge = `Bearer ${REALM}${token === null ? '' : ', error="invalid_token"'}, ${BASIC_CHALLENGE}`;
+    const detail = token === null ? 'Send your key as Authorization: Bearer <key>, or as the password of HTTP Basic authentication (any user name).' : 'The key is not valid.';
     throw new Problem('unauthorized', detail, undefined, { 'www-authenticate': challenge });
   };
 }

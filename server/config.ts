@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseCorsOrigins, type CorsOrigins } from './cors.ts';
 import { defaultDuckdbConnections } from './duckdb-connections.cjs';
 
 const Env = z.object({
@@ -36,6 +37,18 @@ const Env = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   REDIS_URL: z.string().url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  COMPRESS_RESPONSES: z.stringbool().default(true),
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((text, ctx) => {
+      try {
+        return parseCorsOrigins(text);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -85,6 +98,10 @@ export interface Config {
   redisUrl: string | null;
   /** Behind a reverse proxy, take the client address from X-Forwarded-For (failed-auth limits). */
   trustProxy: boolean;
+  /** CSV, GeoJSON and Arrow bodies in br or gzip when the client's Accept-Encoding asks for one. */
+  compressResponses: boolean;
+  /** Origins whose pages may read the API (CORS): `*` or a list; an empty list lets none. */
+  corsOrigins: CorsOrigins;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
 }
 
@@ -134,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: e.TRUST_PROXY,
+    compressResponses: e.COMPRESS_RESPONSES,
+    corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
   };
 }

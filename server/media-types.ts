@@ -3,8 +3,8 @@ import { FORMAT_NAMES, FORMATS, type Format } from '../queries/formats.ts';
 /** The formats Accept chooses, by media type. */
 const BY_MEDIA_TYPE = new Map(FORMAT_NAMES.filter((f) => FORMATS[f].negotiation === 'accept').map((f) => [FORMATS[f].mediaType, f]));
 
-/** Key the cache of a response on: the format chosen from Accept is part of what is sent. */
-export const DATA_VARY = 'Accept, Authorization';
+/** Key the cache of a response on: the format chosen from Accept and the coding from Accept-Encoding are part of what is sent. */
+export const DATA_VARY = 'Accept, Accept-Encoding, Authorization';
 
 interface AcceptEntry {
   type: string;

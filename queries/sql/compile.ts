@@ -2,7 +2,7 @@ import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets
 import { ARROW_TYPES, columnarFields, PARQUET_TYPES, type ColumnarTypes } from './compile-columnar.ts';
 import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from '../instant.ts';
-import { csvField, ident, jsonValue, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
+import { csvField, ident, jsonText, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
@@ -103,25 +103,32 @@ function csvFields(spec: QuerySpec, params: string[]): string {
 
 /** A Point, or null when a coordinate is missing or not finite (JSON has no NaN). */
 const pointJson = (lat: string, lon: string) =>
-  `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN '{"type":"Point","coordinates":[' || ${numberText(lon)} || ',' || ${numberText(lat)} || ']}' ELSE 'null' END`;
+  `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN concat('{"type":"Point","coordinates":[', ${numberText(lon)}, ',', ${numberText(lat)}, ']}') ELSE 'null' END`;
 
 const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
 
+/** The `properties` object's text: its members' keys as constants between the values' JSON text, in wire column order. */
+function propertiesJson(spec: QuerySpec, params: string[]): string[] {
+  const parts = wireColumns(spec.descriptor).map((c, i) => `${sqlString(`${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`)}, ${jsonText(c, valueExpr(c, spec, params))}`);
+  return [`'{'`, ...parts, `'}'`];
+}
+
 /**
- * A Feature as text columns. WKB geometry is decoded in JavaScript (no spatial extension here),
- * so that dataset yields (head, wkb, tail); every other yields the whole Feature in one column.
+ * A Feature as text columns, written by concatenating each value's JSON text (one string built per
+ * row, no JSON document). WKB geometry is decoded in JavaScript (no spatial extension here), so
+ * that dataset yields (head, wkb, tail); every other yields the whole Feature in one column.
  */
 function featureColumns(spec: QuerySpec, params: string[]): string {
   const d = spec.descriptor;
-  const props = wireColumns(d).map((c) => `${sqlString(c.name)}, ${jsonValue(c, valueExpr(c, spec, params))}`);
-  const id = d.featureId ? `'"id":' || coalesce(to_json(${col(d.featureId)}), 'null') || ','` : `''`;
-  const head = `'{"type":"Feature",' || ${id} || '"geometry":'`;
-  const tail = `',"properties":' || json_object(${props.join(', ')}) || '}'`;
+  const id = d.featureId ? [`'"id":'`, `coalesce(CAST(to_json(${col(d.featureId)}) AS VARCHAR), 'null')`, `','`] : [];
+  const head = [`'{"type":"Feature",'`, ...id, `'"geometry":'`];
+  const tail = [`',"properties":'`, ...propertiesJson(spec, params), `'}'`];
+  const concat = (parts: string[]) => `concat(${parts.join(', ')})`;
   const g = d.geometry;
-  if (g.kind === 'wkb') return `${head} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${tail} AS tail`;
+  if (g.kind === 'wkb') return `${concat(head)} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${concat(tail)} AS tail`;
   const geometry =
     g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson('s.lat', 's.lon') : `'null'`;
-  return `${head} || ${geometry} || ${tail} AS feature`;
+  return `${concat([...head, geometry, ...tail])} AS feature`;
 }
 
 function stationJoin(spec: QuerySpec): string {

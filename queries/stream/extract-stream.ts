@@ -6,7 +6,7 @@ import type { Extract, PreparedExtract } from './extract-types.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import { listedFiles, verifierOf } from './listed-files.ts';
 import { countByFile, findCut, groupFiles, pageVersion, type Cut, type FileGroup } from './plan.ts';
-import { writeFeatureRows } from './row-stream.ts';
+import { writeEncodedRows } from './row-stream.ts';
 import type { Reservation } from '../engine/temp-budget.ts';
 import { FORMATS } from '../formats.ts';
 import { streamWrittenAhead } from './write-ahead.ts';
@@ -98,12 +98,15 @@ function groupsBody(p: PreparedExtract, plan: StreamPlan): (keyValues: Readonly<
       const columnar = { descriptor: req.descriptor, tempDir: ctx.tempDir, groups: groups.length, rows, writeAhead };
       return COLUMNAR_ASSEMBLIES[body.assembly](columnar, keyValues);
     }
+    // A format without an encoder is always written by DuckDB.
+    const encode = body.encode;
     return streamWrittenAhead({
       ...writeAhead,
       groups: groups.length,
-      write: native
-        ? (i, c, target) => copyInto(c, compileCopy(rows(i), body.copy, target, ctx.tempDir))
-        : (i, c, target, signal) => writeFeatureRows(c, rows(i), target, signal),
+      write:
+        native || !encode
+          ? (i, c, target) => copyInto(c, compileCopy(rows(i), body.copy, target, ctx.tempDir))
+          : (i, c, target, signal) => writeEncodedRows(c, rows(i), encode, target, signal),
       skipFirstBytes: body.separator.length,
     });
   };

@@ -78,7 +78,7 @@ export function datasetOperation(d: DatasetDescriptor, folderValues: readonly st
     tags: ['Data'],
     summary: d.title,
     description: datasetDescription(d, folderValues),
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { basicAuth: [] }],
     parameters: [...queryParameters(datasetQuerySchema(d, folderValues)), IF_NONE_MATCH],
     responses: {
       200: {

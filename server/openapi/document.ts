@@ -44,7 +44,12 @@ function componentRegistry() {
 function components(): SchemaObject {
   return {
     securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'A research key issued by the operator: `Authorization: Bearer <key>`. Only this header is read.' },
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'A research key issued by the operator: `Authorization: Bearer <key>`. Only the Authorization header is read, never the query string.' },
+      basicAuth: {
+        type: 'http',
+        scheme: 'basic',
+        description: 'The same key as the password of HTTP Basic authentication, with any user name (`curl -u any:<key>`, GDAL_HTTP_USERPWD, QGIS\'s Basic authentication): for programs that cannot send a bearer header. Same verdicts and the same rate limit as the bearer header.',
+      },
     },
     schemas: toComponentSchemas(componentRegistry()),
     headers: headerComponents(),

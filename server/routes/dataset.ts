@@ -8,6 +8,7 @@ import { prepareExtract } from '../../queries/stream/extract.ts';
 import { spoolBody } from '../../queries/stream/spool.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
+import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { DATA_VARY } from '../media-types.ts';
@@ -23,7 +24,7 @@ async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, su
 }
 
 /** The chunks of `body`, their bytes added up in `sent` as they are handed on. */
-async function* counted(body: AsyncIterable<string | Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
+async function* counted(body: AsyncIterable<string | Buffer> | Iterable<Buffer>, sent: { bytes: number }): AsyncGenerator<string | Buffer> {
   for await (const chunk of body) {
     sent.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     yield chunk;
@@ -49,39 +50,51 @@ function knownLength(framing: { prefix: string; suffix: string } | null, x: Extr
 const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersionMajor > 1 || request.raw.httpVersionMinor >= 1;
 
 /**
- * Headers from meta, then the body: with Content-Length whenever it is known before the first
- * byte, and always for a reader that could not see a cut otherwise (the body is then written
- * whole before it is sent). HEAD gets the headers only.
+ * Headers from meta, then the body (in the client's coding): with Content-Length whenever it is
+ * known before the first byte, and always for a reader that could not see a cut otherwise (the
+ * body is then written whole before it is sent). A compressed body's length is known only once it
+ * is compressed: a body held whole is compressed in memory, a streamed one goes chunked (or is
+ * spooled for HTTP/1.0). HEAD gets the headers only, without a compressed body's length.
  */
-async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal }) {
-  const { d, q, x } = r;
+async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding }) {
+  const { d, q, x, encoding } = r;
   const meta = buildMeta(d, q, x, ctx.config.rowLimit);
   const framing = framingOf(d, q, meta);
   const known = knownLength(framing, x);
   const head = (length: number | null) => {
     reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
+    if (encoding !== 'identity') reply.header('content-encoding', encoding);
     if (length !== null) reply.header('content-length', length);
     ctx.metrics.observeExtract(d.name, x.returned);
   };
   if (request.method === 'HEAD') {
     x.dispose();
-    head(known);
+    head(encoding === 'identity' ? known : null);
     return reply.send();
   }
   const rows = framing ? framed(framing.prefix, x.chunks(), framing.suffix) : x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
-  if (known !== null || seesBrokenTransfers(request)) {
-    head(known);
-    return sendBody(reply, ctx, d, x, rows, () => x.dispose());
+  if (encoding !== 'identity' && known !== null) {
+    const whole = await encodeWhole(rows, encoding).catch((e: unknown) => {
+      throw toProblem(e, ctx.config.retryAfterSeconds);
+    }).finally(() => x.dispose());
+    head(whole.length);
+    return sendBody(reply, ctx, d, x, [whole], () => undefined);
   }
-  const spooled = await spoolBody(rows, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal: r.signal }).catch((e: unknown) => {
+  const body = encodeBody(rows, encoding);
+  const length = encoding === 'identity' ? known : null;
+  if (length !== null || seesBrokenTransfers(request)) {
+    head(length);
+    return sendBody(reply, ctx, d, x, body, () => x.dispose());
+  }
+  const spooled = await spoolBody(body, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal: r.signal }).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
   }).finally(() => x.dispose());
   head(spooled.bytes);
   return sendBody(reply, ctx, d, x, createReadStream(spooled.path, { highWaterMark: 1 << 18 }), () => void spooled.dispose());
 }
 
-/** Streams `chunks` as the body, counting what was sent; `cleanup` runs once the response closes, however it closes. */
-function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x: Extract, chunks: AsyncIterable<string | Buffer>, cleanup: () => void) {
+/** Streams `chunks` as the body, counting the bytes sent (as coded on the wire); `cleanup` runs once the response closes, however it closes. */
+function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x: Extract, chunks: AsyncIterable<string | Buffer> | Iterable<Buffer>, cleanup: () => void) {
   const sent = { rows: 0, bytes: 0 };
   const body = Readable.from(counted(chunks, sent));
   body.once('close', cleanup);
@@ -118,7 +131,8 @@ async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: 
   const nowMs = Date.now();
   const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
   refuseWhenSaturated(request, ctx);
-  const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit);
+  const encoding = ctx.config.compressResponses && FORMATS[q.format].compress ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
+  const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit, encoding);
   const req = {
     descriptor: d,
     window: q.window,
@@ -135,5 +149,5 @@ async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: 
   });
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
-  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal });
+  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal, encoding });
 }

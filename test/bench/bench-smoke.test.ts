@@ -60,6 +60,11 @@ describe('bench/extract.ts at tiny scale', () => {
       expect(s.rows as number, `${id} served no rows: the smoke data must not be empty`).toBeGreaterThan(0);
       expect(s.peakRssMb as number).toBeGreaterThan(0);
     }
+    // GeoJSON also beside DuckDB's JSON writer writing the same rows as Feature objects.
+    const features = report.scenarios['month-geojson']!.featureReference as { rows: number; ratio: number };
+    expect(features.rows).toBe(report.scenarios['month-geojson']!.expectedRows);
+    expect(Number.isFinite(features.ratio)).toBe(true);
+    expect(report.figures.filter((f) => f.scenario === 'month-geojson' && f.headline).map((f) => f.figure)).toContain('ratio server / DuckDB COPY json of the same Feature objects');
   });
 
   it('row counts matched: received = X-Returned = DuckDB count = COPY rows, and each transfer ended cleanly', () => {

@@ -37,9 +37,12 @@ export async function curlGet(url: string, key: string, extra: readonly string[]
   return { client: 'curl', status, promised: promisedRows(headers), rows: records(body), clean: code === 0, detail: `curl exit ${code}`, body, headers };
 }
 
-/** Node's fetch: a broken transfer rejects while the body is read. */
-export async function fetchGet(url: string, key: string): Promise<Outcome> {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+/**
+ * Node's fetch: a broken transfer rejects while the body is read. It asks for gzip by itself and
+ * decodes it; `identity` keeps the body as it is, so byte offsets into it mean what they say.
+ */
+export async function fetchGet(url: string, key: string, encoding: 'identity' | 'gzip' = 'identity'): Promise<Outcome> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': encoding } });
   const promised = res.headers.get('x-returned');
   const chunks: Buffer[] = [];
   let detail = 'body read to its end';

@@ -76,13 +76,14 @@ function expectSameExtract(run: ExtractRun): void {
   expect(run.manifestSha256).toBe(reference!.sha256);
 }
 
-type Client = 'curl' | 'fetch' | 'extract';
+type Client = 'curl' | 'fetch' | 'fetch-gzip' | 'extract';
 /**
- * Ten kills at offsets spread over a page and over the walk (its second page starts near 13 MB).
+ * Eleven kills at offsets spread over a page and over the walk (its second page starts near 13 MB).
  * Extract rounds are kept apart: nginx leaves a node that refused its retry alone for 10 s
  * (fail_timeout), and with the other node killed too it would have none to send the retry to.
  */
-const SHIPPED_ROUNDS: [Client, number][] = [['extract', 2_000_000], ['curl', 400_000], ['fetch', 1_500_000], ['curl', 3_000_000], ['fetch', 4_500_000], ['curl', 6_000_000], ['extract', 15_000_000]];
+// fetch-gzip: the page gzip-coded (about a fifth of its size), cut a third of the way in.
+const SHIPPED_ROUNDS: [Client, number][] = [['extract', 2_000_000], ['curl', 400_000], ['fetch', 1_500_000], ['curl', 3_000_000], ['fetch-gzip', 800_000], ['fetch', 2_500_000], ['curl', 6_000_000], ['extract', 15_000_000]];
 const DEFAULTS_ROUNDS: [Client, number][] = [['curl', 1_000_000], ['fetch', 3_500_000], ['extract', 5_000_000]];
 const ROUND_TITLE = '%s, the serving node killed %i bytes in: a broken transfer (never a clean short 200), or for extract the undisturbed SHA-256';
 
@@ -92,7 +93,7 @@ async function round(setup: Setup, client: Client, offset: number): Promise<void
   if (client === 'extract') {
     expect(reference, 'the reference walk did not run').toBeDefined();
     expectSameExtract(await killRound(setup, offset, () => extract(setup.proxy.url, key, WALK)));
-  } else expectBrokenTransfer(await killRound(setup, offset, () => (client === 'curl' ? curlGet(url, key) : fetchGet(url, key))));
+  } else expectBrokenTransfer(await killRound(setup, offset, () => (client === 'curl' ? curlGet(url, key) : fetchGet(url, key, client === 'fetch' ? 'identity' : 'gzip'))));
 }
 
 describe('behind the shipped nginx config (deploy/nginx/fire-api.conf)', () => {

@@ -59,6 +59,20 @@ export function chromium(env: NodeJS.ProcessEnv = process.env): Service {
   return { name: 'chromium', debianPackage: 'chromium', path: found };
 }
 
+export function curl(env: NodeJS.ProcessEnv = process.env): Service {
+  return { name: 'curl', debianPackage: 'curl', path: findOnPath(['curl'], env.PATH) };
+}
+
+/** Debian's own Python (the standard library is all the tests use). */
+export function python3(env: NodeJS.ProcessEnv = process.env): Service {
+  return { name: 'python3', debianPackage: 'python3', path: findOnPath(['python3'], env.PATH) };
+}
+
+/** GDAL's command-line programs (ogrinfo, ogr2ogr): how GIS tools and R/Python through GDAL read the API. */
+export function gdal(env: NodeJS.ProcessEnv = process.env): Service {
+  return { name: 'ogrinfo', debianPackage: 'gdal-bin', path: findOnPath(['ogrinfo'], env.PATH) };
+}
+
 export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
   const ci = (env.CI ?? '').toLowerCase();
   return ci !== '' && ci !== '0' && ci !== 'false';

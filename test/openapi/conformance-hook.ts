@@ -1,4 +1,5 @@
 import { pipeline, Readable, Transform } from 'node:stream';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ContractChecker, type SentResponse } from './contract-checker.ts';
 
@@ -17,13 +18,20 @@ export interface Conformance {
 const captured = (contentType: string): 'all' | 'first-line' | null =>
   /json/.test(contentType) ? 'all' : contentType.startsWith('text/csv') ? 'first-line' : null;
 
+/** The body as sent before its content coding (the document describes decoded bodies). */
+function decoded(body: Buffer, coding: string): Buffer {
+  if (coding === 'gzip') return gunzipSync(body);
+  if (coding === 'br') return brotliDecompressSync(body);
+  return body;
+}
+
 /**
  * Passes a streamed body through unchanged while keeping a copy (CSV: its header row only) and
  * reports it once the stream has ended cleanly. A failed or aborted stream is never reported: it
  * was not a response. Errors and early closes travel through `pipeline` both ways, so aborts and
  * disposal behave as without the check.
  */
-function tee(source: Readable, mode: 'all' | 'first-line', report: (body: string) => void): Transform {
+function tee(source: Readable, mode: 'all' | 'first-line', coding: string, report: (body: string) => void): Transform {
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -32,12 +40,14 @@ function tee(source: Readable, mode: 'all' | 'first-line', report: (body: string
       if (!done) {
         chunks.push(chunk);
         size += chunk.length;
-        done = (mode === 'first-line' && chunk.includes(10)) || size > MAX_CHECKED_BYTES;
+        // A coded body's first line is known only once it is decoded.
+        done = (mode === 'first-line' && !coding && chunk.includes(10)) || size > MAX_CHECKED_BYTES;
       }
       callback(null, chunk);
     },
     flush(callback) {
-      report(size > MAX_CHECKED_BYTES && mode === 'all' ? '<body too large for the conformance check>' : Buffer.concat(chunks).toString('utf8'));
+      if (size > MAX_CHECKED_BYTES && (mode === 'all' || coding)) report('<body too large for the conformance check>');
+      else report(decoded(Buffer.concat(chunks), coding).toString('utf8'));
       callback();
     },
   });
@@ -72,11 +82,13 @@ export async function checkConformance(app: FastifyInstance): Promise<Conformanc
       violations.push(...safeCheck(c, sent(body)).map((v) => `${v} (${request.url})`));
     };
     const mode = captured(String(reply.getHeader('content-type') ?? ''));
+    const coding = String(reply.getHeader('content-encoding') ?? '');
     // Fastify streams any payload with a pipe() method; so does the check.
     if (typeof (payload as Readable | null)?.pipe === 'function') {
-      if (mode && request.method !== 'HEAD') return tee(payload as Readable, mode, report);
+      if (mode && request.method !== 'HEAD') return tee(payload as Readable, mode, coding, report);
       report(null);
-    } else report(payload === undefined || payload === null ? null : String(payload));
+    } else if (Buffer.isBuffer(payload) && coding) report(decoded(payload, coding).toString('utf8'));
+    else report(payload === undefined || payload === null ? null : String(payload));
     return payload;
   });
   const served = await app.inject({ method: 'GET', url: '/api/v1/docs' });

@@ -124,12 +124,13 @@ describe('the document says what the code does', () => {
     }
   });
 
-  it('documents every status of a data endpoint with its problem body and headers, and the bearer scheme', async () => {
+  it('documents every status of a data endpoint with its problem body and headers, and the bearer and Basic schemes', async () => {
     const doc = await fetchDoc();
     expect(doc.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(doc.components.securitySchemes.basicAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'basic' }));
     for (const d of DATASETS) {
       const op = doc.paths[`/api/v1/${d.name}`].get;
-      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      expect(op.security).toEqual([{ bearerAuth: [] }, { basicAuth: [] }]);
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '304', '400', '401', '403', '429', '503']));
       expect(Object.keys(op.responses['200'].headers)).toEqual(expect.arrayContaining(['ETag', 'Vary', 'X-Truncated', 'X-Returned', 'X-Data-Version', 'X-RateLimit-Remaining']));
     }

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/http.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
@@ -19,10 +20,11 @@ interface Answer {
 }
 
 /** One request with the given HTTP version on a plain socket, read until the server closes it. */
-function exchange(server: TestServer, pathAndQuery: string, opts: { version: '1.0' | '1.1'; accept?: string; method?: string }): Promise<Answer> {
+function exchange(server: TestServer, pathAndQuery: string, opts: { version: '1.0' | '1.1'; accept?: string; method?: string; encoding?: string }): Promise<Answer> {
   const { hostname, port } = new URL(server.url);
   const lines = [`${opts.method ?? 'GET'} ${pathAndQuery} HTTP/${opts.version}`, `Host: ${hostname}`, `Authorization: Bearer ${server.key}`, 'Connection: close'];
   if (opts.accept) lines.push(`Accept: ${opts.accept}`);
+  if (opts.encoding) lines.push(`Accept-Encoding: ${opts.encoding}`);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     const chunks: Buffer[] = [];
@@ -137,6 +139,16 @@ describe('a length on every body that could be cut silently', () => {
     expect(plain.headers['x-returned']).toBe('9000');
     expect(Number(plain.headers['content-length'])).toBe(plain.body.length);
     expect(sameBody(plain.body, dechunk(chunked.body))).toBe(true);
+  });
+
+  it.each(['gzip', 'br'])('a %s body streamed in groups is written whole for HTTP/1.0 and sent with its length; it decodes to the HTTP/1.1 bytes', async (coding) => {
+    const request = '/api/v1/hotspots?from=2025-07-01&to=2025-07-04';
+    const plain = await exchange(bulk, request, { version: '1.0', encoding: coding });
+    expect([plain.status, plain.headers['content-encoding']]).toEqual([200, coding]);
+    expect(Number(plain.headers['content-length'])).toBe(plain.body.length);
+    const chunked = await exchange(bulk, request, { version: '1.1' });
+    const decode = coding === 'gzip' ? gunzipSync : brotliDecompressSync;
+    expect(sameBody(decode(plain.body), dechunk(chunked.body))).toBe(true);
   });
 
   it('an HTTP/1.0 client that hangs up while its response is written whole leaves no file and no reserved space behind', async () => {

@@ -31,10 +31,14 @@ describe('/metrics', () => {
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 
-  it('counts rows and body bytes sent per dataset and times requests per route and status class', async () => {
-    const ok = await s.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-03&format=csv');
+  it('counts rows and body bytes sent (as coded on the wire) per dataset and times requests per route and status class', async () => {
+    const ok = await s.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-03&format=csv', { headers: { 'accept-encoding': 'gzip' } });
     const body = Buffer.from(await ok.arrayBuffer());
     expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-encoding')).toBe('gzip');
+    const wireBytes = Number(ok.headers.get('content-length'));
+    expect(wireBytes).toBeGreaterThan(0);
+    expect(wireBytes).not.toBe(body.length);
     const returned = Number(ok.headers.get('x-returned'));
     expect(returned).toBe(4);
     // HEAD promises rows but sends none; a bad parameter is a 4xx.
@@ -48,7 +52,7 @@ describe('/metrics', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(sample(text, 'fire_api_rows_sent_total{dataset="hotspots"}')).toBe(returned);
-    expect(sample(text, 'fire_api_response_bytes_total{dataset="hotspots"}')).toBe(body.length);
+    expect(sample(text, 'fire_api_response_bytes_total{dataset="hotspots"}')).toBe(wireBytes);
     expect(sample(text, 'fire_api_rows_promised_total{dataset="hotspots"}')).toBe(2 * returned);
     expect(sample(text, 'fire_api_request_duration_seconds_count{route="/api/v1/hotspots",status_class="2xx"}')).toBe(2);
     expect(sample(text, 'fire_api_request_duration_seconds_count{route="/api/v1/hotspots",status_class="4xx"}')).toBe(1);

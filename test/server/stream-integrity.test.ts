@@ -44,6 +44,17 @@ describe('a 200 never ends cleanly short of its rows', () => {
     expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
   });
 
+  it('a compressed body that fails mid-stream is cut too: no clean end of the coding, no last chunk', async () => {
+    for (const coding of ['gzip', 'br']) {
+      const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-10&to=2025-08-21&format=csv`, { headers: { ...server.auth, 'accept-encoding': coding } });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-encoding']).toBe(coding);
+      expect(r.bytes).toBeGreaterThan(10_000);
+      expect(r.complete).toBe(false);
+    }
+    expect(await waitFor(() => server.engine.busy === 0)).toBe(true);
+  });
+
   it('the same window without the bad partition completes cleanly', async () => {
     const r = await rawGet(`${server.url}/api/v1/hotspots?from=2025-08-01&to=2025-08-04&format=csv`, { headers: server.auth });
     expect(r.status).toBe(200);

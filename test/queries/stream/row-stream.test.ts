@@ -3,18 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { writeFeatureRows } from '../../../queries/stream/row-stream.ts';
+import { encodeFeatureChunk } from '../../../queries/stream/encode-chunk.ts';
+import { writeEncodedRows } from '../../../queries/stream/row-stream.ts';
 
 const ROWS = 2_000_000;
 // Rows shaped like the WKB path's (head, wkb, tail); a null geometry encodes as `null`.
 const group = { sql: `SELECT '{"n":' || i || ',"g":' AS head, CAST(NULL AS BLOB) AS wkb, '}' AS tail FROM range(${ROWS}) t(i) ORDER BY i DESC`, params: [] };
 
-describe('writeFeatureRows', () => {
+describe('writeEncodedRows', () => {
   it('reports the rows really written when an interrupted stream ends early, which the client library reports as a normal end', async () => {
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
     const target = path.join(await mkdtemp(path.join(os.tmpdir(), 'row-stream-')), 'g.json');
-    const pending = writeFeatureRows(c, group, target);
+    const pending = writeEncodedRows(c, group, encodeFeatureChunk, target);
     setTimeout(() => c.interrupt(), 50);
     const written = await pending.catch(() => 0);
     expect(written).toBeLessThan(ROWS);
@@ -29,7 +30,7 @@ describe('writeFeatureRows', () => {
     const c = await db.connect();
     const target = path.join(await mkdtemp(path.join(os.tmpdir(), 'row-stream-')), 'g.json');
     const small = { sql: `SELECT '{"g":' || i || ',"geometry":' AS head, CAST(NULL AS BLOB) AS wkb, '}' AS tail FROM range(3) t(i) ORDER BY i`, params: [] };
-    expect(await writeFeatureRows(c, small, target)).toBe(3);
+    expect(await writeEncodedRows(c, small, encodeFeatureChunk, target)).toBe(3);
     expect(await readFile(target, 'utf8')).toBe(',{"g":0,"geometry":null},{"g":1,"geometry":null},{"g":2,"geometry":null}');
     c.closeSync();
     db.closeSync();

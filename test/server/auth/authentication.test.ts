@@ -20,16 +20,16 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('401: no key, malformed header or unknown key', () => {
-  it('missing header: 401 with a Bearer challenge and a problem body', async () => {
+  it('missing header: 401 with a Bearer and a Basic challenge and a problem body', async () => {
     const r = await call({});
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="research-read-api"');
+    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="research-read-api", Basic realm="research-read-api", charset="UTF-8"');
     expect(await problem(r)).toMatchObject({ type: '/api/v1/docs#problem-unauthorized', status: 401 });
   });
 
   it('wrong scheme, malformed key, unknown id and a real id with a wrong secret all get the same answer', async () => {
     const wrongSecret = `${server.key.slice(0, 13)}${'A'.repeat(43)}`;
-    const tokens = [`Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer nonsense', `Bearer frk_zzzzzzzz_${'B'.repeat(43)}`, `Bearer ${wrongSecret}`];
+    const tokens = [`Digest username="a"`, 'Bearer nonsense', `Bearer frk_zzzzzzzz_${'B'.repeat(43)}`, `Bearer ${wrongSecret}`];
     const answers = [];
     for (const authorization of tokens) {
       const r = await call({ authorization });
