@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable, type Transform } from 'node:stream';
 import { constants, createBrotliCompress, createGzip } from 'node:zlib';
+import { weightedList } from './weighted-list.ts';
 
 /** A content coding the server writes; `identity` is the body as it is. */
 export type Encoding = 'br' | 'gzip' | 'identity';
@@ -8,20 +9,11 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** What the server writes, in its order of preference on a tie (brotli at quality 1 is both faster and smaller than gzip at level 1 on our CSV and GeoJSON). */
 const CODINGS: readonly Exclude<Encoding, 'identity'>[] = ['br', 'gzip'];
 
-interface CodingEntry {
-  coding: string;
-  q: number;
-}
-
-function entries(header: string): CodingEntry[] {
-  return header.split(',').flatMap((part) => {
-    const [coding = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    if (!coding) return [];
-    const qParam = params.find((p) => p.startsWith('q='));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    return [{ coding: coding === 'x-gzip' ? 'gzip' : coding, q: Number.isFinite(q) ? q : 0 }];
-  });
-}
+/** The codings named, `x-gzip` read as gzip (RFC 9110 §8.4.1.3). */
+const entries = (header: string) =>
+  weightedList(header)
+    .filter((e) => e.value !== '')
+    .map((e) => ({ coding: e.value === 'x-gzip' ? 'gzip' : e.value, q: e.q }));
 
 /**
  * RFC 9110 §12.5.3: the coding with the highest q among those named (`*` standing for every one

@@ -1,24 +1,11 @@
 import { FORMAT_NAMES, FORMATS, type Format } from '../queries/formats.ts';
+import { weightedList } from './weighted-list.ts';
 
 /** The formats Accept chooses, by media type. */
 const BY_MEDIA_TYPE = new Map(FORMAT_NAMES.filter((f) => FORMATS[f].negotiation === 'accept').map((f) => [FORMATS[f].mediaType, f]));
 
 /** Key the cache of a response on: the format chosen from Accept and the coding from Accept-Encoding are part of what is sent. */
 export const DATA_VARY = 'Accept, Accept-Encoding, Authorization';
-
-interface AcceptEntry {
-  type: string;
-  q: number;
-}
-
-function acceptEntries(accept: string): AcceptEntry[] {
-  return accept.split(',').map((part) => {
-    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const qParam = params.find((p) => p.startsWith('q='));
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    return { type, q: Number.isFinite(q) ? q : 0 };
-  });
-}
 
 /**
  * The response format: `format=csv` is CSV whatever Accept says (v1); otherwise Parquet or Arrow
@@ -29,8 +16,8 @@ export function negotiateFormat(format: 'csv' | 'geojson', accept: string | unde
   if (FORMATS[format].negotiation === 'pinned' || !accept) return format;
   let best: { format: Format; q: number } | null = null;
   let otherQ = 0;
-  for (const e of acceptEntries(accept)) {
-    const named = BY_MEDIA_TYPE.get(e.type);
+  for (const e of weightedList(accept)) {
+    const named = BY_MEDIA_TYPE.get(e.value);
     if (!named) otherQ = Math.max(otherQ, e.q);
     else if (e.q > 0 && (!best || e.q > best.q)) best = { format: named, q: e.q };
   }
