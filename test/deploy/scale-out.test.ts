@@ -84,7 +84,9 @@ type Client = 'curl' | 'fetch' | 'fetch-gzip' | 'extract';
  */
 // fetch-gzip: the page gzip-coded (about a fifth of its size), cut a third of the way in.
 const SHIPPED_ROUNDS: [Client, number][] = [['extract', 2_000_000], ['curl', 400_000], ['fetch', 1_500_000], ['curl', 3_000_000], ['fetch-gzip', 800_000], ['fetch', 2_500_000], ['curl', 6_000_000], ['extract', 15_000_000]];
-const DEFAULTS_ROUNDS: [Client, number][] = [['curl', 1_000_000], ['fetch', 3_500_000], ['extract', 5_000_000]];
+// Behind HTTP/1.0 the node spools the page and then sends it whole at loopback speed: kills come early
+// in the page, so more of it is left than the socket buffers between node and tap can take.
+const DEFAULTS_ROUNDS: [Client, number][] = [['curl', 1_000_000], ['fetch', 2_000_000], ['extract', 1_500_000]];
 const ROUND_TITLE = '%s, the serving node killed %i bytes in: a broken transfer (never a clean short 200), or for extract the undisturbed SHA-256';
 
 async function round(setup: Setup, client: Client, offset: number): Promise<void> {
