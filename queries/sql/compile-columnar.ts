@@ -38,7 +38,7 @@ export interface ColumnarTypes {
 /** DuckDB's Parquet writer: timestamps stay timestamps, geometry stays GEOMETRY (GeoParquet). */
 export const PARQUET_TYPES: ColumnarTypes = { timestamp: (v) => v, geometry: (g) => g };
 
-/** Arrow batches are built in JavaScript: epoch microseconds arrive as plain bigints, geometry as WKB bytes. */
+/** Arrow batches are copied from DuckDB's vectors: timestamps as BIGINT epoch microseconds (Arrow's own bits), geometry as WKB. */
 export const ARROW_TYPES: ColumnarTypes = { timestamp: (v) => `epoch_us(${v})`, geometry: (g) => `ST_AsWKB(${g})` };
 
 /**

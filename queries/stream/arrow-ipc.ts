@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import type { DuckDBBlobValue, DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBTypeId } from '@duckdb/node-api';
 import {
   Binary,
   Bool,
@@ -21,6 +22,7 @@ import {
 import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
 import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../sql/compile-columnar.ts';
 import type { Compiled } from '../sql/compile.ts';
+import { sinkFor, type ColumnSink } from './arrow-columns.ts';
 
 /** Rows per record batch: fixed, so batch boundaries (and bytes) never depend on DuckDB's chunking. */
 export const ARROW_BATCH_ROWS = 16_384;
@@ -63,78 +65,21 @@ export function arrowSchemaMessage(schema: Schema): Buffer {
 }
 
 /** A batch's record-batch message alone (no schema, no end marker): group files are concatenated in the response. */
-function batchMessage(batch: RecordBatch): Uint8Array {
+export function batchMessage(batch: RecordBatch): Uint8Array {
   const stream = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
   return stream.subarray(schemaMessageLength(stream), stream.length - ARROW_END_OF_STREAM.length);
 }
 
-/** Validity bits (null when every value is present) and the null count. */
-function validityOf(values: readonly unknown[]): { nullBitmap: Uint8Array | null; nullCount: number } {
-  const bits = new Uint8Array((values.length + 7) >> 3);
-  let nullCount = 0;
-  for (let i = 0; i < values.length; i++) {
-    if (values[i] === null) nullCount++;
-    else bits[i >> 3]! |= 1 << (i & 7);
-  }
-  return { nullBitmap: nullCount ? bits : null, nullCount };
-}
-
-/** Text as offsets and one UTF-8 buffer, encoded in one go (a buffer per value costs more than the rest of the batch). */
-function textWidth(values: readonly (string | null)[]): { valueOffsets: Int32Array; data: Uint8Array } {
-  const valueOffsets = new Int32Array(values.length + 1);
-  for (let i = 0; i < values.length; i++) valueOffsets[i + 1] = valueOffsets[i]! + (values[i] ? Buffer.byteLength(values[i]!) : 0);
-  return { valueOffsets, data: Buffer.from(values.join('')) };
-}
-
-/** Bytes (WKB) as offsets and one data buffer. */
-function binaryWidth(values: readonly (Uint8Array | null)[]): { valueOffsets: Int32Array; data: Uint8Array } {
-  const valueOffsets = new Int32Array(values.length + 1);
-  for (let i = 0; i < values.length; i++) valueOffsets[i + 1] = valueOffsets[i]! + (values[i]?.length ?? 0);
-  return { valueOffsets, data: Buffer.concat(values.filter((v) => v !== null)) };
-}
-
-/**
- * One column of a batch, built straight into Arrow buffers: apache-arrow's generic builders cost
- * several times what reading the values from DuckDB does.
- */
-function columnData(type: DataType, values: unknown[]) {
-  const length = values.length;
-  const valid = validityOf(values);
-  const fixed = <A extends { [i: number]: unknown }>(data: A, value: (v: unknown) => unknown) => {
-    values.forEach((v, i) => v !== null && ((data as Record<number, unknown>)[i] = value(v)));
-    return makeData({ type, length, ...valid, data } as never);
-  };
-  if (type instanceof Timestamp || type instanceof Int64) return fixed(new BigInt64Array(length), (v) => BigInt(v as bigint));
-  if (type instanceof Float64) return fixed(new Float64Array(length), (v) => v);
-  if (type instanceof Int32) return fixed(new Int32Array(length), (v) => v);
-  if (type instanceof Bool) {
-    const data = new Uint8Array((length + 7) >> 3);
-    values.forEach((v, i) => v === true && (data[i >> 3]! |= 1 << (i & 7)));
-    return makeData({ type, length, ...valid, data });
-  }
-  if (type instanceof Binary) return makeData({ type, length, ...valid, ...binaryWidth(values.map((v) => (v as DuckDBBlobValue | null)?.bytes ?? null)) });
-  return makeData({ type: type as Utf8, length, ...valid, ...textWidth(values as (string | null)[]) });
-}
-
-/** The first `length` values of a column's pending chunks, and the chunks left (one copy of what is taken, none of the rest). */
-function take(chunks: readonly unknown[][], length: number): { head: unknown[]; rest: unknown[][] } {
-  const head = new Array<unknown>(length);
-  let n = 0;
-  let i = 0;
-  for (; n < length; i++) {
-    const chunk = chunks[i]!;
-    const count = Math.min(chunk.length, length - n);
-    for (let j = 0; j < count; j++) head[n + j] = chunk[j];
-    n += count;
-    if (count < chunk.length) return { head, rest: [chunk.slice(count), ...chunks.slice(i + 1)] };
-  }
-  return { head, rest: chunks.slice(i) };
-}
-
-function batchOf(schema: Schema, columns: unknown[][]): RecordBatch {
-  const length = columns[0]?.length ?? 0;
-  const children = schema.fields.map((f, i) => columnData(f.type, columns[i]!));
+/** The batch's columns as one record batch of `length` rows. */
+function batchOf(schema: Schema, sinks: readonly ColumnSink[], length: number): RecordBatch {
+  const children = sinks.map((s) => s.take(length));
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }));
+}
+
+/** Refuses a select whose column types are not the ones the sinks copy (a bug, never a client's doing). */
+function checkTypes(types: readonly DuckDBTypeId[], sinks: readonly ColumnSink[]): void {
+  const wrong = sinks.findIndex((s, i) => types[i] !== s.duckdbType);
+  if (types.length !== sinks.length || wrong >= 0) throw new Error(`the Arrow select gives column ${wrong} as DuckDB type ${types[wrong]}, not ${sinks[wrong]?.duckdbType}`);
 }
 
 /**
@@ -144,27 +89,30 @@ function batchOf(schema: Schema, columns: unknown[][]): RecordBatch {
  */
 export async function writeArrowRows(c: DuckDBConnection, rows: Compiled, target: string, d: DatasetDescriptor, signal?: AbortSignal): Promise<number> {
   const schema = arrowSchema(d);
+  const sinks = schema.fields.map((f) => sinkFor(f.type, ARROW_BATCH_ROWS));
   const file = await open(target, 'w');
-  // Values of the chunks not yet in a batch, per column.
-  let pending: unknown[][][] = schema.fields.map(() => []);
-  let pendingRows = 0;
+  let filled = 0;
   let written = 0;
-  const flush = async (length: number) => {
-    const taken = pending.map((chunks) => take(chunks, length));
-    await file.write(batchMessage(batchOf(schema, taken.map((t) => t.head))));
-    pending = taken.map((t) => t.rest);
-    pendingRows -= length;
-    written += length;
+  const flush = async () => {
+    await file.write(batchMessage(batchOf(schema, sinks, filled)));
+    written += filled;
+    filled = 0;
   };
   try {
     const result = await c.stream(rows.sql, rows.params);
+    checkTypes(result.columnTypes().map((t) => t.typeId), sinks);
     for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
       signal?.throwIfAborted();
-      pending.forEach((p, i) => p.push(chunk!.getColumnValues(i)));
-      pendingRows += chunk.rowCount;
-      while (pendingRows >= ARROW_BATCH_ROWS) await flush(ARROW_BATCH_ROWS);
+      const count = chunk.rowCount;
+      const vectors = sinks.map((_, i) => duckdb.data_chunk_get_vector(chunk!.chunk, i));
+      for (let from = 0; from < count; ) {
+        const n = Math.min(count - from, ARROW_BATCH_ROWS - filled);
+        sinks.forEach((s, i) => s.put(vectors[i]!, count, from, n, filled));
+        [from, filled] = [from + n, filled + n];
+        if (filled === ARROW_BATCH_ROWS) await flush();
+      }
     }
-    if (pendingRows > 0) await flush(pendingRows);
+    if (filled > 0) await flush();
     return written;
   } finally {
     await file.close();
