@@ -107,16 +107,22 @@ class BytesSink implements ColumnSink {
   put(vector: duckdb.Vector, rows: number, from: number, count: number, at: number): void {
     const strings = duckdb.vector_get_data(vector, rows * STRING_T);
     const words = new Uint32Array(strings.buffer, strings.byteOffset, rows * 4);
-    this.validity.copy(maskOf(vector, rows), from, count, at);
+    const nulls = this.validity.copy(maskOf(vector, rows), from, count, at);
+    // A null's length is whatever DuckDB left there: read lengths of valid rows only.
+    const lengthOf = (i: number) => (nulls === 0 || this.validity.valid(at + i) ? words[(from + i) * 4]! : 0);
+    let total = 0;
+    for (let i = 0; i < count; i++) total += lengthOf(i);
+    this.room(total);
+    const data = this.data;
+    let end = this.end;
     for (let i = 0; i < count; i++) {
-      const row = from + i;
-      const length = this.validity.valid(at + i) ? words[row * 4]! : 0;
-      this.room(length);
-      const start = row * STRING_T + 4;
-      if (length <= INLINE) for (let b = 0; b < length; b++) this.data[this.end + b] = strings[start + b]!;
-      else this.outOfLine.add(words, row, length, this.end);
-      this.offsets[at + i + 1] = this.end += length;
+      const length = lengthOf(i);
+      const start = (from + i) * STRING_T + 4;
+      if (length <= INLINE) for (let b = 0; b < length; b++) data[end + b] = strings[start + b]!;
+      else this.outOfLine.add(words, from + i, length, end);
+      this.offsets[at + i + 1] = end += length;
     }
+    this.end = end;
     this.outOfLine.copyInto(this.data);
   }
 
