@@ -145,3 +145,18 @@ export async function listDatasetFiles(dataDir: string, d: DatasetDescriptor): P
   }
   return listing;
 }
+
+/**
+ * The time the partition folders of a dataset cover, from the first one's start to the last one's
+ * end (every folder choice together); null when it has none. Folder names only: no file is read.
+ */
+export async function partitionSpan(dataDir: string, d: DatasetDescriptor): Promise<{ start: Instant; end: Instant } | null> {
+  if (!d.time) return null;
+  let span: { start: Instant; end: Instant } | null = null;
+  for (const folder of await datasetFolders(path.join(dataDir, d.name), d)) {
+    for (const p of await partitionFolders(folder.dir, d, ALL_TIME)) {
+      span = span ? { start: p.start < span.start ? p.start : span.start, end: p.end > span.end ? p.end : span.end } : { start: p.start, end: p.end };
+    }
+  }
+  return span;
+}

@@ -87,6 +87,19 @@ export function compileTimeAt(q: TimeAtQuery): Compiled {
   return { sql, params };
 }
 
+/**
+ * The order key of the row at position `offset` (each order column as text, a time as epoch µs):
+ * where a keyset page that ends inside one instant, or in a dataset without time, continues.
+ */
+export function compileKeyAt(q: Omit<TimeAtQuery, 'from' | 'to'> & { from: Instant | null; to: Instant | null }): Compiled {
+  const d = q.spec.descriptor;
+  const params: string[] = [];
+  const where = compileWhere(q.spec, q.from, q.to, params);
+  const keys = d.orderBy.map((name) => (d.time?.column === name ? `CAST(epoch_us(${col(name)}) AS VARCHAR)` : `CAST(${col(name)} AS VARCHAR)`));
+  const sql = `SELECT ${keys.join(', ')} FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${where}${orderBy(d)} LIMIT 1 OFFSET ${Math.trunc(q.offset)}`;
+  return { sql, params };
+}
+
 function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
   if (!c.computed) return col(c.name);
   if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';

@@ -10,7 +10,12 @@ export type RowFilter =
    * meets the box exactly (decided in JavaScript, see shape-filter.ts); null keeps the envelope
    * test alone, which is how the candidates are found.
    */
-  | { kind: 'box'; box: Box; shapes: readonly string[] | null };
+  | { kind: 'box'; box: Box; shapes: readonly string[] | null }
+  /**
+   * Rows after `key` in the dataset's order (its `orderBy` columns compared in turn): where a keyset
+   * page continues. `key` holds one value per order column, as text (a time as an ISO instant).
+   */
+  | { kind: 'after'; key: readonly string[] };
 
 type Bind = (value: string) => string;
 
@@ -42,6 +47,18 @@ function boxClause(d: DatasetDescriptor, f: Extract<RowFilter, { kind: 'box' }>,
   throw new Error(`${d.name} has no geometry a box can filter`);
 }
 
+/** `(a, b, ...) > (x, y, ...)` in the dataset's order, spelt out column by column (each comparison can use the files' statistics). */
+function afterClause(d: DatasetDescriptor, key: readonly string[], col: (name: string) => string, typed: (column: string, value: string) => string): string {
+  if (key.length !== d.orderBy.length) throw new Error(`${d.name}: a key of ${key.length} values for ${d.orderBy.length} order columns`);
+  const last = d.orderBy.length - 1;
+  let clause = `${col(d.orderBy[last]!)} > ${typed(d.orderBy[last]!, key[last]!)}`;
+  for (let i = last - 1; i >= 0; i--) {
+    const [c, v] = [col(d.orderBy[i]!), typed(d.orderBy[i]!, key[i]!)];
+    clause = `(${c} > ${v} OR (${c} = ${v} AND ${clause}))`;
+  }
+  return clause;
+}
+
 /** SQL conditions of the filters, values bound; a value compared with a non-text column is cast to its type. */
 export function filterClauses(d: DatasetDescriptor, filters: readonly RowFilter[], col: (name: string) => string, bind: Bind): string[] {
   const typed = (column: string, value: string) => {
@@ -49,6 +66,7 @@ export function filterClauses(d: DatasetDescriptor, filters: readonly RowFilter[
     return type === 'VARCHAR' ? bind(value) : `CAST(${bind(value)} AS ${type})`;
   };
   return filters.map((f) => {
+    if (f.kind === 'after') return afterClause(d, f.key, col, typed);
     if (f.kind === 'equals') return `${col(f.column)} = ${typed(f.column, f.value)}`;
     // A list literal, not IN (...): DuckDB rewrites a long IN list into a join, which may reorder rows read in stored order.
     if (f.kind === 'anyOf') return `list_contains([${f.values.map((v) => typed(f.column, v)).join(', ')}], ${col(f.column)})`;

@@ -30,7 +30,7 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
   const byFile = await countByFile(c, spec, parts, req.window);
   const counts = parts.map((part) => part.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
   ctx.signal.throwIfAborted();
-  const cut = await findCut(c, { spec, partitions: parts, counts, window: req.window, rowLimit: ctx.rowLimit });
+  const cut = await findCut(c, { spec, partitions: parts, counts, window: req.window, rowLimit: ctx.rowLimit, keyed: req.keyed === true });
   const groups = groupFiles({ partitions: parts, counts, cutTo: cut.to, groupRows: ctx.groupRows, sortedFiles: sources.sortedFiles });
   ctx.signal.throwIfAborted();
   // A file that changed since it was listed is still a status code here, not a cut transfer.
@@ -45,6 +45,7 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
     returned: cut.returned,
     truncated: cut.returned < counts.reduce((a, b) => a + b, 0),
     next: cut.next,
+    ...(cut.lastKey ? { lastKey: cut.lastKey } : {}),
     bytes: null,
   });
 }

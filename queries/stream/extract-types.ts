@@ -57,6 +57,8 @@ export interface ExtractRequest {
   isFresh?: (version: DataVersion) => boolean;
   /** The response's entity tag for this version: the key of its rows in the rows cache. */
   cacheKey?: (version: DataVersion) => string;
+  /** Keyset paging: a page cut inside one instant (or without time) says where it ends in `Extract.lastKey`. */
+  keyed?: boolean;
 }
 
 export interface Extract {
@@ -66,6 +68,8 @@ export interface Extract {
   returned: number;
   truncated: boolean;
   next: Window | null;
+  /** The order key of the last row, when a keyed page ends inside one instant or has no time axis (then `next` is null). */
+  lastKey?: readonly string[];
   /**
    * Bytes `chunks()` yields, when they are known before the first byte (a whole window written
    * before the response, or rows from the cache); null when groups are written as they are sent.

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compileCount, compileCountByFile, compileTimeAt, type Compiled, type QuerySpec } from '../sql/compile.ts';
-import type { Instant } from '../instant.ts';
+import { compileCount, compileCountByFile, compileKeyAt, compileTimeAt, type Compiled, type QuerySpec } from '../sql/compile.ts';
+import { formatInstant, type Instant } from '../instant.ts';
 import { fingerprint } from '../files/footer.ts';
 import type { Partition } from '../files/partitions.ts';
 import type { Sources } from '../files/preflight.ts';
@@ -11,6 +11,11 @@ export interface Cut {
   to: Instant | null;
   limit: number | null;
   next: Window | null;
+  /**
+   * For a keyed cut that ends inside one instant (or in a dataset without time): the order key of
+   * the last row sent, where the next page continues (see `CutQuery.keyed`). Absent otherwise.
+   */
+  lastKey?: readonly string[];
 }
 
 async function scalar(c: DuckDBConnection, q: Compiled): Promise<bigint | null> {
@@ -34,6 +39,17 @@ export interface CutQuery {
   counts: readonly number[];
   window: Window | null;
   rowLimit: number;
+  /** Also find the order key of the last row when the cut falls inside one instant (keyset paging). */
+  keyed?: boolean;
+}
+
+/** The order key of the row at `offset` in `files` within `w`, a time as an ISO instant. */
+async function keyAt(c: DuckDBConnection, spec: QuerySpec, files: string[], w: Window | null, offset: number): Promise<string[]> {
+  const q = compileKeyAt({ spec, files, from: w?.from ?? null, to: w?.to ?? null, offset });
+  const row = (await c.runAndReadAll(q.sql, q.params)).getRows()[0];
+  if (!row) throw new Error('cut row vanished between count and cut');
+  const time = spec.descriptor.time?.column;
+  return spec.descriptor.orderBy.map((name, i) => (name === time ? formatInstant(BigInt(String(row[i]))) : String(row[i])));
 }
 
 /** Where the response ends: all rows, or the rows before the first instant that would exceed the limit. */
@@ -41,7 +57,8 @@ export async function findCut(c: DuckDBConnection, q: CutQuery): Promise<Cut> {
   const { spec, partitions: parts, counts, window: w, rowLimit: limit } = q;
   const total = counts.reduce((a, b) => a + b, 0);
   if (total <= limit) return { returned: total, to: w?.to ?? null, limit: null, next: null };
-  if (!w) return { returned: limit, to: null, limit, next: null };
+  const allFiles = () => parts.flatMap((p) => p.files.map((f) => f.path));
+  if (!w) return { returned: limit, to: null, limit, next: null, ...(q.keyed ? { lastKey: await keyAt(c, spec, allFiles(), null, limit - 1) } : {}) };
   let before = 0;
   let i = 0;
   while (before + counts[i]! <= limit) before += counts[i++]!;
@@ -49,7 +66,7 @@ export async function findCut(c: DuckDBConnection, q: CutQuery): Promise<Cut> {
   const cutAt = await scalar(c, compileTimeAt({ spec, files, from: w.from, to: w.to, offset: limit - before }));
   if (cutAt === null) throw new Error('cut row vanished between count and cut');
   const inside = Number((await scalar(c, compileCount(spec, files, w.from, cutAt))) ?? 0n);
-  if (before + inside === 0) return { returned: limit, to: cutAt + 1n, limit, next: null };
+  if (before + inside === 0) return { returned: limit, to: cutAt + 1n, limit, next: null, ...(q.keyed ? { lastKey: await keyAt(c, spec, files, w, limit - 1) } : {}) };
   return { returned: before + inside, to: cutAt, limit: null, next: { from: cutAt, to: w.to } };
 }
 
