@@ -20,6 +20,7 @@ import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
+import { registerOgcRoutes } from './routes/ogc.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
 export interface App {
@@ -175,6 +176,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+    registerOgcRoutes(scope, context);
   });
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);

@@ -124,6 +124,29 @@ function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: Dat
 /** zod compiles an object schema on its first parse (~0.25 ms): build each dataset's validator once, not per request. */
 const validators = new WeakMap<DatasetDescriptor, ReturnType<typeof datasetQuerySchema>>();
 
+/** The dataset's own parameters (filters, bbox, options, folder choice): everything but the window and the format. */
+export function datasetOwnSchema(d: DatasetDescriptor) {
+  const cached = ownSchemas.get(d);
+  if (cached) return cached;
+  const own = z.strictObject(Object.fromEntries(Object.entries(datasetQuerySchema(d).shape).filter(([k]) => k !== 'from' && k !== 'to' && k !== 'format')));
+  ownSchemas.set(d, own);
+  return own;
+}
+const ownSchemas = new WeakMap<DatasetDescriptor, z.ZodObject>();
+
+/**
+ * The dataset's own parameters as another endpoint takes them (OGC items): validated as the v1
+ * endpoint validates them, unknown ones named with `otherAllowed` among the allowed. GeoJSON, no window yet.
+ */
+export function datasetChoices(d: DatasetDescriptor, raw: Record<string, unknown>, otherAllowed: readonly string[]): { q: DatasetQuery; errors: ParameterError[] } {
+  const schema = datasetOwnSchema(d);
+  const parsed = schema.safeParse(raw);
+  const q: DatasetQuery = { window: null, format: 'geojson', filters: [], folderValue: undefined, params: {}, echo: {} };
+  if (!parsed.success) return { q, errors: parameterErrors(parsed.error, raw, [...otherAllowed, ...Object.keys(schema.shape)]) };
+  resolveChoices(d, parsed.data, q);
+  return { q, errors: [] };
+}
+
 /** Validates a data request's query string against its dataset (the format negotiated with `accept`); throws a 400 problem naming each bad parameter. */
 export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant, accept?: string): DatasetQuery {
   const schema = validators.get(d) ?? datasetQuerySchema(d);

@@ -4,6 +4,7 @@ import { DATASETS } from '../../datasets/index.ts';
 import { listKeyValues } from '../../queries/files/partitions.ts';
 import { datasetOperation, datasetSchemaPrefix } from './dataset-operation.ts';
 import { headerComponents, notModifiedHeaders, problemHeaders } from './headers.ts';
+import { ogcPaths } from './ogc-operations.ts';
 import { Health, otherPaths, Readiness } from './other-operations.ts';
 import { PROBLEM_KIND_NAMES, problemResponses, problemSchema, problemSchemaId } from './problem-schemas.ts';
 import { overview, type ProseLimits } from './prose.ts';
@@ -69,10 +70,11 @@ export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
     servers: [{ url: '/' }],
     tags: [
       { name: 'Data', description: 'The five data endpoints: GeoJSON with meta, or CSV. Key required.' },
+      { name: 'OGC API – Features', description: 'The same rows for GIS programs (QGIS, ArcGIS, GDAL/OGR): one collection per dataset, GeoJSON pages walked by `next` links. Key required, sent as a bearer header or as the Basic password.' },
       { name: 'Documentation', description: 'This contract and its page. No key.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for operators. No key, no data.' },
     ],
-    paths: { ...dataPaths, ...otherPaths() },
+    paths: { ...dataPaths, ...ogcPaths(input.rowLimit), ...otherPaths() },
     components: components(),
   };
 }

@@ -56,6 +56,9 @@ const refs = (...names: string[]): Record<string, SchemaObject> => Object.fromEn
 
 const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
+/** The per-key limit's headers, on every answer behind a key. */
+export const rateLimitHeaders = (): Record<string, SchemaObject> => refs(...RATE_LIMIT);
+
 /** Headers of a 200 from a dataset endpoint: meta as headers (the only metadata channel of CSV), caching, limits. */
 export function dataHeaders(d: DatasetDescriptor): Record<string, SchemaObject> {
   const window = d.time ? ['X-Window-From', 'X-Window-To', 'X-Next-From'] : [];

@@ -56,13 +56,13 @@ const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersion
  * is compressed: a body held whole is compressed in memory, a streamed one goes chunked (or is
  * spooled for HTTP/1.0). HEAD gets the headers only, without a compressed body's length.
  */
-async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding }) {
-  const { d, q, x, encoding } = r;
-  const meta = buildMeta(d, q, x, ctx.config.rowLimit);
-  const framing = framingOf(d, q, meta);
+async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding; page: PageShape | null }) {
+  const { d, q, x, encoding, page } = r;
+  const meta = buildMeta(d, q, x, page?.rowLimit ?? ctx.config.rowLimit);
+  const framing = page ? page.framing(x) : framingOf(d, q, meta);
   const known = knownLength(framing, x);
   const head = (length: number | null) => {
-    reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
+    reply.headers(metaHeaders(meta)).headers(page?.headers(x) ?? {}).type(page?.mediaType ?? FORMATS[q.format].mediaType);
     if (encoding !== 'identity') reply.header('content-encoding', encoding);
     if (length !== null) reply.header('content-length', length);
     ctx.metrics.observeExtract(d.name, x.returned);
@@ -127,12 +127,30 @@ export function registerDatasetRoute(app: FastifyInstance, ctx: AppContext, d: D
   app.route({ method: ['GET', 'HEAD'], url: `/api/v1/${d.name}`, handler: (request, reply) => answerDataset(request, reply, ctx, d) });
 }
 
-async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+  const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date()), request.headers.accept);
+  return serveQuery(request, reply, ctx, { d, q, page: null });
+}
+
+/**
+ * A page of another API over the same rows (OGC API – Features items): its own row limit, keyset
+ * cut (the order key of its last row when it ends inside one instant), framing and headers.
+ */
+export interface PageShape {
+  rowLimit: number;
+  mediaType: string;
+  framing(x: Extract): { prefix: string; suffix: string };
+  headers(x: Extract): Record<string, string>;
+}
+
+/** A validated query answered: preflight (every check, exact count), then the rows in the page's or the format's framing. */
+export async function serveQuery(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; page: PageShape | null }) {
+  const { d, q, page } = r;
   const nowMs = Date.now();
-  const q = parseDatasetQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date(nowMs)), request.headers.accept);
+  const rowLimit = page?.rowLimit ?? ctx.config.rowLimit;
   refuseWhenSaturated(request, ctx);
   const encoding = ctx.config.compressResponses && FORMATS[q.format].compress ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
-  const fresh = freshness(d, q, request.headers['if-none-match'], ctx.config.rowLimit, encoding);
+  const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);
   const req = {
     descriptor: d,
     window: q.window,
@@ -141,13 +159,14 @@ async function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: 
     folderValue: q.folderValue,
     params: q.params,
     isFresh: fresh.isFresh,
-    cacheKey: (v: DataVersion) => entityTag(d, q, v, ctx.config.rowLimit),
+    cacheKey: (v: DataVersion) => entityTag(d, q, v, rowLimit),
+    keyed: page !== null,
   };
   const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
-  const x = await prepareExtract({ ...ctx.extract, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
+  const x = await prepareExtract({ ...ctx.extract, rowLimit, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
   });
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
-  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal, encoding });
+  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal, encoding, page });
 }

@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -71,6 +71,16 @@ export function python3(env: NodeJS.ProcessEnv = process.env): Service {
 /** GDAL's command-line programs (ogrinfo, ogr2ogr): how GIS tools and R/Python through GDAL read the API. */
 export function gdal(env: NodeJS.ProcessEnv = process.env): Service {
   return { name: 'ogrinfo', debianPackage: 'gdal-bin', path: findOnPath(['ogrinfo'], env.PATH) };
+}
+
+/**
+ * Debian's QGIS Python bindings (python3-qgis, which brings the providers, OAPIF among them), run
+ * by Debian's own Python: `QGIS_PYTHON` if set (it must then import qgis), else /usr/bin/python3.
+ */
+export function qgisPython(env: NodeJS.ProcessEnv = process.env): Service {
+  const python = env.QGIS_PYTHON ?? '/usr/bin/python3';
+  const found = executable(python) && existsSync('/usr/lib/python3/dist-packages/qgis/core') ? python : null;
+  return { name: 'python3-qgis', debianPackage: 'python3-qgis', path: env.QGIS_PYTHON ? (executable(python) ? python : null) : found };
 }
 
 export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -37,13 +37,20 @@ const HOSTILE = [
 
 /** Parameter names and example values of a path, from the document. */
 function documented(path: string): { names: string[]; values: string[] } {
-  const params = (doc.paths[path]?.get?.parameters ?? []) as Json[];
+  const params = (doc.paths[templates.get(path) ?? path]?.get?.parameters ?? []) as Json[];
   const query = params.filter((p) => p.in === 'query');
   const values = query.flatMap((p) => [...(p.schema?.enum ?? []), p.example, p.schema?.example, p.schema?.default].filter((v) => v !== undefined).map(String));
   return { names: query.map((p) => String(p.name)), values };
 }
 
-const paths = () => Object.keys(doc.paths).filter((p) => !p.includes('{'));
+/** Concrete paths of templated ones (the OGC collections: each dataset, and one that is none), to their template. */
+const templates = new Map<string, string>();
+const paths = () => {
+  for (const template of Object.keys(doc.paths).filter((p) => p.includes('{collectionId}'))) {
+    for (const id of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings', 'nope', '..', '%2e%2e%2fkeys.json']) templates.set(template.replace('{collectionId}', id), template);
+  }
+  return [...Object.keys(doc.paths).filter((p) => !p.includes('{')), ...templates.keys()];
+};
 const HOSTILE_PATHS = ['/api/v1/HOTSPOTS', '/api/v1/hotspots/', '/api/v1/%2e%2e/keys.json', '/api/v1/docs/assets/..%2f..%2fpackage.json', '/api/v1/docs/assets/x', '/api/v2/hotspots', '//api/v1/hotspots', '/api/v1/hotspots%00', '/api/v1/hotspots;x', '/'];
 
 const value = (fromDoc: string[]) =>

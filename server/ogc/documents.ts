@@ -1,0 +1,87 @@
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { formatInstant } from '../../queries/instant.ts';
+import { FORMATS } from '../../queries/formats.ts';
+
+/** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
+
+export const OGC_ROOT = '/api/v1/ogc';
+export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
+const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
+
+/** The conformance classes met: Part 1 core, GeoJSON and the OpenAPI 3.0 description. */
+export const CONFORMANCE = [
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
+];
+
+export interface Link {
+  href: string;
+  rel: string;
+  type: string;
+  title?: string;
+}
+
+const JSON_TYPE = 'application/json';
+const GEOJSON = 'application/geo+json';
+
+export function landingPage(base: string, title: string, description: string) {
+  return {
+    title,
+    description,
+    links: [
+      { href: `${base}${OGC_ROOT}`, rel: 'self', type: JSON_TYPE, title: 'This document' },
+      { href: `${base}/api/v1/docs`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.0', title: 'The API definition (OpenAPI 3.0)' },
+      { href: `${base}/api/v1/docs?format=html`, rel: 'service-doc', type: 'text/html', title: 'The API documentation' },
+      { href: `${base}${OGC_ROOT}/conformance`, rel: 'conformance', type: JSON_TYPE, title: 'Conformance classes met' },
+      { href: `${base}${OGC_ROOT}/collections`, rel: 'data', type: JSON_TYPE, title: 'The collections: one per dataset' },
+    ] satisfies Link[],
+  };
+}
+
+export const conformance = () => ({ conformsTo: CONFORMANCE });
+
+/** The time a collection's partitions cover, as an OGC closed interval (null ends: none, or no time axis). */
+export type Span = { start: bigint; end: bigint } | null;
+
+/** One collection: a dataset, its extents and links to its items and to the v1 endpoint's other formats. */
+export function collection(base: string, d: DatasetDescriptor, span: Span) {
+  const here = `${base}${OGC_ROOT}/collections/${d.name}`;
+  const v1 = `${base}/api/v1/${d.name}`;
+  // The partitions' span is half-open; the interval's end is the last instant it can hold.
+  const interval = span ? [formatInstant(span.start), formatInstant(span.end - 1n)] : [null, null];
+  return {
+    id: d.name,
+    title: d.title,
+    description: d.description,
+    extent: {
+      spatial: { bbox: [[-180, -90, 180, 90]], crs: CRS84 },
+      ...(d.time ? { temporal: { interval: [interval], trs: GREGORIAN } } : {}),
+    },
+    itemType: 'feature',
+    crs: [CRS84],
+    links: [
+      { href: here, rel: 'self', type: JSON_TYPE, title: 'This collection' },
+      { href: `${here}/items`, rel: 'items', type: GEOJSON, title: `${d.title} (GeoJSON pages)` },
+      { href: `${here}/queryables`, rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'The properties items can be filtered by' },
+      { href: `${v1}?format=csv`, rel: 'alternate', type: 'text/csv', title: 'The same rows as CSV (the v1 endpoint: from, to and its own parameters)' },
+      { href: v1, rel: 'alternate', type: FORMATS.parquet.mediaType, title: `The same rows as GeoParquet (the v1 endpoint with Accept: ${FORMATS.parquet.mediaType})` },
+    ] satisfies Link[],
+  };
+}
+
+/** The filterable properties of a collection's items, as JSON Schema: the time, the geometry (bbox) and each filter. */
+export function queryables(base: string, d: DatasetDescriptor) {
+  const properties: Record<string, Record<string, unknown>> = {};
+  if (d.time) properties[d.time.column] = { title: d.time.column, description: 'Filtered by `datetime`.', type: 'string', format: 'date-time' };
+  if (d.bbox) properties.geometry = { title: 'geometry', description: 'Filtered by `bbox`.', format: d.geometry.kind === 'wkb' ? 'geometry-any' : 'geometry-point' };
+  for (const f of d.filters) properties[f.param] = { title: f.param, description: f.description, type: 'string' };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `${base}${OGC_ROOT}/collections/${d.name}/queryables`,
+    type: 'object',
+    title: d.title,
+    properties,
+    additionalProperties: false,
+  };
+}

@@ -1,0 +1,50 @@
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { FORMATS } from '../../queries/formats.ts';
+import { formatInstant } from '../../queries/instant.ts';
+import type { Extract } from '../../queries/stream/extract-types.ts';
+import type { PageShape } from '../routes/dataset.ts';
+import { encodeCursor, type Cursor } from './cursor.ts';
+import { OGC_ROOT, type Link } from './documents.ts';
+import type { ItemsQuery } from './items-query.ts';
+
+const GEOJSON = 'application/geo+json';
+
+/**
+ * Where the walk continues after this page: from the instant the page was cut at, or, when it
+ * ended inside one instant (or the collection has no time), after the order key of its last row.
+ */
+export function nextCursor(d: DatasetDescriptor, x: Pick<Extract, 'next' | 'lastKey'>): Cursor | null {
+  if (x.next) return { from: formatInstant(x.next.from), after: null };
+  if (x.lastKey) return { from: d.time ? x.lastKey[0]! : null, after: x.lastKey };
+  return null;
+}
+
+/** A link as an HTTP Link header field value (RFC 8288). */
+const linkHeader = (l: Link) => `<${l.href}>; rel="${l.rel}"; type="${l.type}"`;
+
+/**
+ * An items page: a GeoJSON FeatureCollection with `numberReturned` and its links (self, next,
+ * collection) before the features, the same links in a Link header. No clock value in the body:
+ * the same page of the same data is the same bytes.
+ */
+export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cursor: string | undefined): PageShape {
+  const collection = `${base}${OGC_ROOT}/collections/${d.name}`;
+  const url = (params: Record<string, string>) => {
+    const query = new URLSearchParams(params).toString();
+    return `${collection}/items${query ? `?${query}` : ''}`;
+  };
+  const links = (x: Extract): Link[] => {
+    const next = nextCursor(d, x);
+    return [
+      { href: url({ ...iq.kept, ...(cursor === undefined ? {} : { cursor }) }), rel: 'self', type: GEOJSON, title: 'This page' },
+      ...(next ? [{ href: url({ ...iq.kept, cursor: encodeCursor(next, iq.scope) }), rel: 'next', type: GEOJSON, title: 'The next page' }] : []),
+      { href: collection, rel: 'collection', type: 'application/json', title: d.title },
+    ];
+  };
+  return {
+    rowLimit: iq.limit,
+    mediaType: GEOJSON,
+    framing: (x) => ({ prefix: `{"type":"FeatureCollection","numberReturned":${x.returned},"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' }),
+    headers: (x) => ({ link: links(x).map(linkHeader).join(', ') }),
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.ts';
+import type { Window } from '../../queries/window.ts';
+import { invalidParameters, type ParameterError } from '../problems.ts';
+import { datasetChoices, type DatasetQuery } from '../query-params.ts';
+import { cursorScope, decodeCursor, type Cursor } from './cursor.ts';
+
+/** Features per page when `limit` is not given. */
+export const DEFAULT_LIMIT = 100;
+/** The most features a page may hold: `limit` above it is an error, never quietly lowered. */
+export const maxLimit = (rowLimit: number): number => Math.min(10_000, rowLimit);
+
+/** The end of a walk with no `datetime`, or with an open end: later than any data can be. */
+const END = parseInstant('9999-12-31')!;
+
+/** The parameters only the OGC items endpoint has; the dataset's own (filters, bbox, options) are the v1 endpoint's. */
+export const ogcItemsShape = (rowLimit: number) => ({
+  limit: z.coerce.number().int('must be a whole number').min(1).max(maxLimit(rowLimit)).default(DEFAULT_LIMIT).meta({ description: `Features per page (1 to ${maxLimit(rowLimit)}).` }),
+  datetime: z.string().optional().meta({ description: 'An instant or a closed interval `start/end` (RFC 3339; `..` or nothing for an open end). No `datetime`: the whole collection, page by page.', example: '2025-08-01T00:00:00Z/2025-08-01T23:59:59Z' }),
+  cursor: z.string().max(2000).optional().meta({ description: 'Where the walk continues: taken from a `next` link, never made by hand.' }),
+  f: z.enum(['json', 'geojson']).optional().meta({ description: 'The encoding (GeoJSON either way).' }),
+});
+
+export interface ItemsQuery {
+  /** The page's query as the v1 pipeline takes it: window, filters (the cursor's key among them), options. */
+  q: DatasetQuery;
+  limit: number;
+  /** The scope of this walk's cursors (see cursorScope). */
+  scope: string;
+  /** The parameters to repeat in the page's links (everything but `cursor`). */
+  kept: Record<string, string>;
+}
+
+/** `datetime` as our half-open window: an instant is [t, t + 1 µs); an interval's end is inclusive. */
+export function datetimeWindow(text: string | undefined): Window | string {
+  if (text === undefined) return { from: MIN_INSTANT, to: END };
+  const parts = text.split('/');
+  if (parts.length > 2) return 'must be an instant or start/end';
+  const bound = (s: string, open: Instant): Instant | null => (s === '..' || s === '' ? open : parseInstant(s));
+  const from = bound(parts[0]!, MIN_INSTANT);
+  const last = parts.length === 2 ? bound(parts[1]!, END - 1n) : from;
+  if (from === null || last === null) return 'must be RFC 3339 date-times (e.g. 2025-08-01T00:00:00Z), one or two joined by /, with .. for an open end';
+  if (last < from) return 'the interval ends before it starts';
+  return { from, to: last + 1n };
+}
+
+/** The cursor's continuation laid over the window and filters, or the reason it does not fit. */
+function applyCursor(d: DatasetDescriptor, q: DatasetQuery, c: Cursor): string | null {
+  const time = d.time ? parseInstant(c.from ?? '') : null;
+  if (d.time ? time === null || !q.window : c.from !== null) return 'cursor: does not fit this collection';
+  if (c.after && c.after.length !== d.orderBy.length) return 'cursor: does not fit this collection';
+  if (q.window && time !== null) q.window = { from: time > q.window.from ? time : q.window.from, to: q.window.to };
+  if (c.after) q.filters.push({ kind: 'after', key: c.after });
+  return null;
+}
+
+/** Validates an items request: the OGC parameters, then the dataset's own as the v1 endpoint validates them. */
+export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknown>, rowLimit: number): ItemsQuery {
+  const own = z.object(ogcItemsShape(rowLimit)).safeParse(raw);
+  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in ogcItemsShape(rowLimit))));
+  const errors: ParameterError[] = own.success ? [] : own.error.issues.map((i) => ({ parameter: String(i.path[0]), message: Array.isArray(raw[String(i.path[0])]) ? 'must not be repeated' : i.message }));
+  const choices = datasetChoices(d, rest, Object.keys(ogcItemsShape(rowLimit)));
+  errors.push(...choices.errors);
+  const datetime = own.success ? own.data.datetime : undefined;
+  const window = d.time ? datetimeWindow(datetime) : datetime === undefined ? null : 'this collection has no time';
+  if (typeof window === 'string') errors.push({ parameter: 'datetime', message: window });
+  if (errors.length || !own.success) throw invalidParameters(errors);
+  const q = { ...choices.q, window: window as Window | null };
+  const kept = Object.fromEntries(Object.entries(raw).filter(([k, v]) => k !== 'cursor' && typeof v === 'string')) as Record<string, string>;
+  const scope = cursorScope(d.name, kept);
+  if (own.data.cursor !== undefined) {
+    const c = decodeCursor(own.data.cursor, scope);
+    const wrong = typeof c === 'string' ? `cursor: ${c}` : applyCursor(d, q, c);
+    if (wrong) throw invalidParameters([{ parameter: 'cursor', message: wrong.replace(/^cursor: /, '') }]);
+  }
+  Object.assign(q.echo, { limit: String(own.data.limit), datetime: datetime ?? null, cursor: own.data.cursor ?? null });
+  return { q, limit: own.data.limit, scope, kept };
+}

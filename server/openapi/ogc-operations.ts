@@ -1,0 +1,112 @@
+import { DATASETS } from '../../datasets/index.ts';
+import { CONFORMANCE, OGC_ROOT } from '../ogc/documents.ts';
+import { ogcItemsShape } from '../ogc/items-query.ts';
+import { datasetOwnSchema } from '../query-params.ts';
+import { datasetSchemaPrefix, problemRef, queryParameters } from './dataset-operation.ts';
+import { dataHeaders, rateLimitHeaders } from './headers.ts';
+import { problemSchemaId } from './problem-schemas.ts';
+import { componentRef, type SchemaObject } from './schema-convert.ts';
+import { z } from 'zod';
+
+/** OGC API – Features Part 1 in the contract: the paths under /api/v1/ogc, their parameters and bodies. */
+
+const TAG = 'OGC API – Features';
+const KEY = [{ bearerAuth: [] }, { basicAuth: [] }];
+
+const LINK: SchemaObject = {
+  type: 'object',
+  required: ['href', 'rel', 'type'],
+  additionalProperties: false,
+  properties: { href: { type: 'string' }, rel: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' } },
+};
+const LINKS: SchemaObject = { type: 'array', items: LINK };
+
+const COLLECTION: SchemaObject = {
+  type: 'object',
+  required: ['id', 'title', 'description', 'extent', 'itemType', 'crs', 'links'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', enum: DATASETS.map((d) => d.name) },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    extent: {
+      type: 'object',
+      description: 'Spatial: the world (the data are not scanned for it). Temporal (datasets with time): from the start of the first partition folder to the last instant of the last one; null ends when there is none.',
+      properties: {
+        spatial: { type: 'object', properties: { bbox: { type: 'array', items: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4 } }, crs: { type: 'string' } } },
+        temporal: { type: 'object', properties: { interval: { type: 'array', items: { type: 'array', items: { type: 'string', nullable: true }, minItems: 2, maxItems: 2 } }, trs: { type: 'string' } } },
+      },
+    },
+    itemType: { type: 'string', enum: ['feature'] },
+    crs: { type: 'array', items: { type: 'string' } },
+    links: LINKS,
+  },
+};
+
+const ITEMS: SchemaObject = {
+  type: 'object',
+  description: 'A page of features: the rows of the v1 endpoint as its GeoJSON Features, in the dataset\'s order. `numberReturned` and `links` (self, next when there is more, collection) come before the features.',
+  required: ['type', 'numberReturned', 'links', 'features'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: ['FeatureCollection'] },
+    numberReturned: { type: 'integer', minimum: 0 },
+    links: LINKS,
+    features: { type: 'array', items: { anyOf: DATASETS.map((d) => ({ $ref: componentRef(`${datasetSchemaPrefix(d)}Feature`) })) } },
+  },
+};
+
+const json = (description: string, schema: SchemaObject, type = 'application/json'): SchemaObject => ({ description, headers: rateLimitHeaders(), content: { [type]: { schema } } });
+
+/** An unknown collection: the not-found problem, with the rate limit's headers (it passed the key). */
+const NOT_FOUND: SchemaObject = { description: 'No such collection.', headers: rateLimitHeaders(), content: { 'application/problem+json': { schema: { $ref: componentRef(problemSchemaId('not-found')) } } } };
+
+const COLLECTION_ID: SchemaObject = { name: 'collectionId', in: 'path', required: true, description: 'A dataset.', schema: { type: 'string', enum: DATASETS.map((d) => d.name) } };
+
+const ERRORS = { 401: problemRef('unauthorized'), 403: problemRef('forbidden'), 429: problemRef('rate-limited'), 500: problemRef('internal') };
+
+function operation(operationId: string, summary: string, ok: SchemaObject, extra: SchemaObject = {}): SchemaObject {
+  return { get: { operationId, tags: [TAG], summary, security: KEY, ...extra, responses: { 200: ok, ...ERRORS, ...((extra.responses as SchemaObject) ?? {}) } } };
+}
+
+/** Every dataset's own parameters (filters, bbox, options), each described with the collections that take it. */
+function datasetParameters(): SchemaObject[] {
+  const byName = new Map<string, { p: SchemaObject; collections: string[] }>();
+  for (const d of DATASETS) {
+    for (const p of queryParameters(datasetOwnSchema(d))) {
+      const seen = byName.get(p.name as string) ?? { p: { ...p, schema: { type: 'string' } }, collections: [] };
+      seen.collections.push(d.name);
+      byName.set(p.name as string, seen);
+    }
+  }
+  return [...byName.values()].map(({ p, collections }) => ({ ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}` }));
+}
+
+function itemsOperation(rowLimit: number): SchemaObject {
+  const window = (bound: string) => ({ description: `The page's window ${bound} (datetime and cursor resolved); absent for a collection without time.`, schema: { type: 'string' } });
+  const headers = {
+    ...dataHeaders(DATASETS.find((d) => d.time)!),
+    'X-Window-From': window('start'),
+    'X-Window-To': window('end (exclusive)'),
+    Link: { description: 'The links of the page (self, next, collection) as in its body.', schema: { type: 'string' } },
+  };
+  return operation('getOgcItems', 'A page of a collection\'s features', { description: 'The page.', headers, content: { 'application/geo+json': { schema: ITEMS } } }, {
+    description: 'Pages are cut where the v1 endpoint cuts (before the first instant that would pass `limit`), or after `limit` rows when one instant holds more; the `next` link\'s cursor continues after the last row, so a walk returns each row once, also while files are added.',
+    parameters: [COLLECTION_ID, ...queryParameters(z.object(ogcItemsShape(rowLimit))), ...datasetParameters()],
+    responses: { 304: { $ref: '#/components/responses/NotModified' }, 400: problemRef('invalid-parameter'), 404: NOT_FOUND, 503: problemRef('unavailable') },
+  });
+}
+
+export function ogcPaths(rowLimit: number): Record<string, SchemaObject> {
+  const landing = operation('getOgcLanding', 'OGC API – Features landing page', json('Links to the API definition, the conformance classes and the collections.', { type: 'object', required: ['links'], properties: { title: { type: 'string' }, description: { type: 'string' }, links: LINKS } }));
+  const withCollection = { parameters: [COLLECTION_ID], responses: { 404: NOT_FOUND } };
+  return {
+    [OGC_ROOT]: landing,
+    [`${OGC_ROOT}/`]: { get: { ...(landing.get as SchemaObject), operationId: 'getOgcLandingSlash' } },
+    [`${OGC_ROOT}/conformance`]: operation('getOgcConformance', 'Conformance classes met', json('The classes.', { type: 'object', required: ['conformsTo'], properties: { conformsTo: { type: 'array', items: { type: 'string', enum: CONFORMANCE } } } })),
+    [`${OGC_ROOT}/collections`]: operation('getOgcCollections', 'The collections: one per dataset', json('The collections.', { type: 'object', required: ['links', 'collections'], additionalProperties: false, properties: { links: LINKS, collections: { type: 'array', items: COLLECTION } } })),
+    [`${OGC_ROOT}/collections/{collectionId}`]: operation('getOgcCollection', 'One collection: extents and links', json('The collection.', COLLECTION), withCollection),
+    [`${OGC_ROOT}/collections/{collectionId}/queryables`]: operation('getOgcQueryables', 'The properties items can be filtered by (JSON Schema)', json('The queryables.', { type: 'object', required: ['type', 'properties'], properties: { type: { type: 'string' }, properties: { type: 'object' } } }, 'application/schema+json'), withCollection),
+    [`${OGC_ROOT}/collections/{collectionId}/items`]: itemsOperation(rowLimit),
+  };
+}
