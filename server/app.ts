@@ -20,7 +20,7 @@ import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
-import { registerOgcRoutes } from './routes/ogc.ts';
+import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
 export interface App {
@@ -181,6 +181,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
+  registerOgcAssets(app);
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();

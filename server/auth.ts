@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyRegistry } from './keys/key-registry.ts';
 import type { Metrics } from './metrics.ts';
+import { isHtmlShell } from './ogc/html.ts';
 import { Problem } from './problems.ts';
 
 declare module 'fastify' {
@@ -40,6 +41,8 @@ export type FailureGate = (request: FastifyRequest) => Promise<void>;
  */
 export function authenticate(registry: KeyRegistry, failureGate: FailureGate, metrics: Metrics) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // A page shell holds no data: the page asks for the data itself, with the key.
+    if (isHtmlShell(request)) return;
     const token = presentedKey(request.headers.authorization);
     const verdict = token === null ? null : registry.verify(token, Date.now());
     if (verdict?.status === 'valid') {

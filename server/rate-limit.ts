@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FailureGate } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
+import { isHtmlShell } from './ogc/html.ts';
 import { Problem } from './problems.ts';
 import { connectRedis, redisStore } from './rate-limit-store.ts';
 
@@ -21,6 +22,8 @@ function limitPerKey(scope: FastifyInstance, config: Config) {
   const count = scope.createRateLimit({ skipOnError: false, keyGenerator: (request: FastifyRequest) => `key:${request.keyId ?? 'none'}` });
   const limit = String(config.rateLimitPerMinute);
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Page shells pass without a key (and hold no data): nothing to count them against.
+    if (isHtmlShell(request)) return;
     reply.header('x-ratelimit-limit', limit);
     // The store has logged and counted its error; the request is let through.
     const r = await count(request).catch(() => null);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
@@ -5,6 +6,9 @@ import { FORMATS } from '../../queries/formats.ts';
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
 
 export const OGC_ROOT = '/api/v1/ogc';
+/** The query of the landing, conformance, collection and queryables documents: only the encoding. */
+export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page.' }) });
+
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
 
@@ -31,6 +35,7 @@ export function landingPage(base: string, title: string, description: string) {
     description,
     links: [
       { href: `${base}${OGC_ROOT}`, rel: 'self', type: JSON_TYPE, title: 'This document' },
+      { href: `${base}${OGC_ROOT}?f=html`, rel: 'alternate', type: 'text/html', title: 'This document as a page' },
       { href: `${base}/api/v1/docs`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.0', title: 'The API definition (OpenAPI 3.0)' },
       { href: `${base}/api/v1/docs?format=html`, rel: 'service-doc', type: 'text/html', title: 'The API documentation' },
       { href: `${base}${OGC_ROOT}/conformance`, rel: 'conformance', type: JSON_TYPE, title: 'Conformance classes met' },
@@ -62,6 +67,7 @@ export function collection(base: string, d: DatasetDescriptor, span: Span) {
     crs: [CRS84],
     links: [
       { href: here, rel: 'self', type: JSON_TYPE, title: 'This collection' },
+      { href: `${here}?f=html`, rel: 'alternate', type: 'text/html', title: 'This collection as a page' },
       { href: `${here}/items`, rel: 'items', type: GEOJSON, title: `${d.title} (GeoJSON pages)` },
       { href: `${here}/queryables`, rel: 'http://www.opengis.net/def/rel/ogc/1.0/queryables', type: 'application/schema+json', title: 'The properties items can be filtered by' },
       { href: `${v1}?format=csv`, rel: 'alternate', type: 'text/csv', title: 'The same rows as CSV (the v1 endpoint: from, to and its own parameters)' },

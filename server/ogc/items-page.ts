@@ -37,6 +37,7 @@ export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cu
     const next = nextCursor(d, x);
     return [
       { href: url({ ...iq.kept, ...(cursor === undefined ? {} : { cursor }) }), rel: 'self', type: GEOJSON, title: 'This page' },
+      { href: url({ ...iq.kept, ...(cursor === undefined ? {} : { cursor }), f: 'html' }), rel: 'alternate', type: 'text/html', title: 'This page with a map' },
       ...(next ? [{ href: url({ ...iq.kept, cursor: encodeCursor(next, iq.scope) }), rel: 'next', type: GEOJSON, title: 'The next page' }] : []),
       { href: collection, rel: 'collection', type: 'application/json', title: d.title },
     ];

@@ -1,9 +1,10 @@
 import { DATASETS } from '../../datasets/index.ts';
-import { CONFORMANCE, OGC_ROOT } from '../ogc/documents.ts';
+import { CONFORMANCE, OGC_ROOT, OgcDocumentQuery } from '../ogc/documents.ts';
+import { OGC_ASSETS, pageAssets } from '../ogc/html.ts';
 import { ogcItemsShape } from '../ogc/items-query.ts';
 import { datasetOwnSchema } from '../query-params.ts';
 import { datasetSchemaPrefix, problemRef, queryParameters } from './dataset-operation.ts';
-import { dataHeaders, rateLimitHeaders } from './headers.ts';
+import { dataHeaders, headerComponents, rateLimitHeaders } from './headers.ts';
 import { problemSchemaId } from './problem-schemas.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
 import { z } from 'zod';
@@ -56,7 +57,10 @@ const ITEMS: SchemaObject = {
   },
 };
 
-const json = (description: string, schema: SchemaObject, type = 'application/json'): SchemaObject => ({ description, headers: rateLimitHeaders(), content: { [type]: { schema } } });
+/** A page shell (f=html, or a browser's Accept): no data in it, no key needed for it. */
+const HTML = { 'text/html': { schema: { type: 'string', description: 'A page that holds no data (served without a key): its script asks for this resource as JSON with the key typed into the page, and shows it.' } } };
+
+const json = (description: string, schema: SchemaObject, type = 'application/json'): SchemaObject => ({ description, headers: rateLimitHeaders(), content: { [type]: { schema }, ...HTML } });
 
 /** An unknown collection: the not-found problem, with the rate limit's headers (it passed the key). */
 const NOT_FOUND: SchemaObject = { description: 'No such collection.', headers: rateLimitHeaders(), content: { 'application/problem+json': { schema: { $ref: componentRef(problemSchemaId('not-found')) } } } };
@@ -65,8 +69,11 @@ const COLLECTION_ID: SchemaObject = { name: 'collectionId', in: 'path', required
 
 const ERRORS = { 401: problemRef('unauthorized'), 403: problemRef('forbidden'), 429: problemRef('rate-limited'), 500: problemRef('internal') };
 
+/** A GET under the key; its page shell (f=html) is served without one. Document routes take `f` and nothing else. */
 function operation(operationId: string, summary: string, ok: SchemaObject, extra: SchemaObject = {}): SchemaObject {
-  return { get: { operationId, tags: [TAG], summary, security: KEY, ...extra, responses: { 200: ok, ...ERRORS, ...((extra.responses as SchemaObject) ?? {}) } } };
+  const parameters = (extra.parameters as SchemaObject[] | undefined) ?? [];
+  const withF = parameters.some((p) => p.name === 'f') ? parameters : [...parameters, ...queryParameters(OgcDocumentQuery)];
+  return { get: { operationId, tags: [TAG], summary, security: KEY, ...extra, parameters: withF, responses: { 200: ok, 400: problemRef('invalid-parameter'), ...ERRORS, ...((extra.responses as SchemaObject) ?? {}) } } };
 }
 
 /** Every dataset's own parameters (filters, bbox, options), each described with the collections that take it. */
@@ -84,13 +91,16 @@ function datasetParameters(): SchemaObject[] {
 
 function itemsOperation(rowLimit: number): SchemaObject {
   const window = (bound: string) => ({ description: `The page's window ${bound} (datetime and cursor resolved); absent for a collection without time.`, schema: { type: 'string' } });
+  // The data headers come with a GeoJSON page, not with the HTML page (it holds no data): none is required.
+  const components = headerComponents();
+  const optional = Object.fromEntries(Object.keys(dataHeaders(DATASETS.find((d) => d.time)!)).map((name) => [name, { ...components[name], required: false }]));
   const headers = {
-    ...dataHeaders(DATASETS.find((d) => d.time)!),
+    ...optional,
     'X-Window-From': window('start'),
     'X-Window-To': window('end (exclusive)'),
     Link: { description: 'The links of the page (self, next, collection) as in its body.', schema: { type: 'string' } },
   };
-  return operation('getOgcItems', 'A page of a collection\'s features', { description: 'The page.', headers, content: { 'application/geo+json': { schema: ITEMS } } }, {
+  return operation('getOgcItems', 'A page of a collection\'s features', { description: 'The page.', headers, content: { 'application/geo+json': { schema: ITEMS }, ...HTML } }, {
     description: 'Pages are cut where the v1 endpoint cuts (before the first instant that would pass `limit`), or after `limit` rows when one instant holds more; the `next` link\'s cursor continues after the last row, so a walk returns each row once, also while files are added.',
     parameters: [COLLECTION_ID, ...queryParameters(z.object(ogcItemsShape(rowLimit))), ...datasetParameters()],
     responses: { 304: { $ref: '#/components/responses/NotModified' }, 400: problemRef('invalid-parameter'), 404: NOT_FOUND, 503: problemRef('unavailable') },
@@ -108,5 +118,19 @@ export function ogcPaths(rowLimit: number): Record<string, SchemaObject> {
     [`${OGC_ROOT}/collections/{collectionId}`]: operation('getOgcCollection', 'One collection: extents and links', json('The collection.', COLLECTION), withCollection),
     [`${OGC_ROOT}/collections/{collectionId}/queryables`]: operation('getOgcQueryables', 'The properties items can be filtered by (JSON Schema)', json('The queryables.', { type: 'object', required: ['type', 'properties'], properties: { type: { type: 'string' }, properties: { type: 'object' } } }, 'application/schema+json'), withCollection),
     [`${OGC_ROOT}/collections/{collectionId}/items`]: itemsOperation(rowLimit),
+    [`${OGC_ASSETS}/{asset}`]: {
+      get: {
+        operationId: 'getOgcPageAsset',
+        tags: [TAG],
+        summary: 'Script, style and world outline of the pages (Leaflet and Natural Earth from npm, served by this service)',
+        security: [],
+        parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: [...Object.keys(pageAssets()), 'world.json'] } }],
+        responses: {
+          200: { description: 'The file.', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'application/geo+json': { schema: { type: 'object' } } } },
+          404: problemRef('not-found'),
+          500: problemRef('internal'),
+        },
+      },
+    },
   };
 }

@@ -1,12 +1,16 @@
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
-import { collection, conformance, landingPage, OGC_ROOT, queryables, type Span } from '../ogc/documents.ts';
+import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Span } from '../ogc/documents.ts';
+import { OGC_ASSETS, OGC_PAGE_CSP, pageAssets, renderShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
-import { Problem } from '../problems.ts';
+import { worldOutline } from '../ogc/world.ts';
+import { invalidParameters, Problem } from '../problems.ts';
+import { parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
 
 /** The request's own origin: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
@@ -24,35 +28,68 @@ function datasetOf(request: FastifyRequest): DatasetDescriptor {
 /** The time the collection's partitions cover; none when its folder cannot be listed (the items say why). */
 const spanOf = (ctx: AppContext, d: DatasetDescriptor): Promise<Span> => partitionSpan(ctx.config.dataDir, d).catch(() => null);
 
+/** The page shell instead of the document, when the request asks for HTML. */
+function shell(reply: FastifyReply, title: string) {
+  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(renderShell(title, OGC_ASSETS));
+}
+
+/** A document route: its `f` validated, the page shell for HTML, else `build`'s JSON. */
+function document(build: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, title: (request: FastifyRequest) => string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.query as Record<string, unknown>;
+    const parsed = OgcDocumentQuery.safeParse(raw);
+    if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcDocumentQuery.shape)));
+    if (wantsHtml(request)) return shell(reply, title(request));
+    return reply.header('vary', 'Accept').send(await build(request, reply));
+  };
+}
+
 /**
  * OGC API – Features Part 1 under /api/v1/ogc, behind the same key and rate limit as the data
- * endpoints. Items are the v1 endpoint's rows, through its preflight and its stream: only the
- * parameters, the paging (a keyset cursor instead of a window) and the framing are the OGC API's.
+ * endpoints (but for the page shells, which hold no data). Items are the v1 endpoint's rows, through
+ * its preflight and its stream: only the parameters, the paging (a keyset cursor instead of a
+ * window) and the framing are the OGC API's.
  */
 export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void {
-  const landing = async (request: FastifyRequest) => landingPage(origin(request), API_TITLE, DESCRIPTION);
-  scope.get(OGC_ROOT, landing);
-  scope.get(`${OGC_ROOT}/`, landing);
-  scope.get(`${OGC_ROOT}/conformance`, async () => conformance());
-  scope.get(`${OGC_ROOT}/collections`, async (request) => {
+  const config = { htmlShell: true };
+  const landing = document(async (request) => landingPage(origin(request), API_TITLE, DESCRIPTION), () => API_TITLE);
+  scope.get(OGC_ROOT, { config }, landing);
+  scope.get(`${OGC_ROOT}/`, { config }, landing);
+  scope.get(`${OGC_ROOT}/conformance`, { config }, document(async () => conformance(), () => 'Conformance'));
+  scope.get(`${OGC_ROOT}/collections`, { config }, document(async (request) => {
     const base = origin(request);
     const collections = await Promise.all(DATASETS.map(async (d) => collection(base, d, await spanOf(ctx, d))));
     return { links: [{ href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: 'application/json', title: 'The collections' }], collections };
-  });
-  scope.get(`${OGC_ROOT}/collections/:collectionId`, async (request) => {
+  }, () => 'Collections'));
+  scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request) => {
     const d = datasetOf(request);
     return collection(origin(request), d, await spanOf(ctx, d));
-  });
-  scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, async (request, reply) => {
-    return reply.type('application/schema+json').send(queryables(origin(request), datasetOf(request)));
-  });
-  scope.route({ method: ['GET', 'HEAD'], url: `${OGC_ROOT}/collections/:collectionId/items`, handler: (request, reply) => answerItems(request, reply, ctx) });
+  }, (request) => datasetOf(request).title));
+  scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, { config }, document(async (request, reply) => {
+    reply.type('application/schema+json');
+    return queryables(origin(request), datasetOf(request));
+  }, (request) => `${datasetOf(request).title}: queryables`));
+  scope.route({ method: ['GET', 'HEAD'], url: `${OGC_ROOT}/collections/:collectionId/items`, config, handler: (request, reply) => answerItems(request, reply, ctx) });
 }
 
 function answerItems(request: FastifyRequest, reply: FastifyReply, ctx: AppContext) {
   const d = datasetOf(request);
   const raw = request.query as Record<string, unknown>;
   const iq = parseItemsQuery(d, raw, ctx.config.rowLimit);
+  if (wantsHtml(request)) return shell(reply, `${d.title}: features`);
   const cursor = typeof raw.cursor === 'string' ? raw.cursor : undefined;
   return serveQuery(request, reply, ctx, { d, q: iq.q, page: itemsPage(origin(request), d, iq, cursor) });
+}
+
+/** The pages' files (no key: they hold no data), and the world outline under the map. */
+export function registerOgcAssets(app: FastifyInstance): void {
+  const assets = pageAssets();
+  app.get(`${OGC_ASSETS}/:asset`, async (request, reply) => {
+    const { asset: name } = request.params as { asset: string };
+    reply.header('cache-control', 'public, max-age=3600');
+    if (name === 'world.json') return reply.type('application/geo+json').send(await worldOutline());
+    const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+    if (!asset) throw new Problem('not-found', 'No such page asset.');
+    return reply.type(asset.contentType).send(createReadStream(asset.file));
+  });
 }

@@ -72,7 +72,7 @@ describe('OGC API – Features items: bad input is a 400 problem naming the para
     ['datetime=yesterday', 'datetime'],
     ['datetime=2025-08-02T00:00:00Z/2025-08-01T00:00:00Z', 'datetime'],
     ['datetime=a/b/c', 'datetime'],
-    ['f=html', 'f'],
+    ['f=xml', 'f'],
     ['bbox=1,2,3', 'bbox'],
     ['country=Portugal', 'country'],
     ['from=2025-08-01', 'from'],
