@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
 
@@ -8,6 +8,15 @@ import { FORMATS } from '../../queries/formats.ts';
 export const OGC_ROOT = '/api/v1/ogc';
 /** The query of the landing, conformance, collection and queryables documents: only the encoding. */
 export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page.' }) });
+
+/** The query of one feature: only the encoding. */
+export const OgcFeatureQuery = z.strictObject({ f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the Feature; html: a page (no key needed) showing it on a map.' }) });
+
+/** Feature ids are the dataset's id column: any text, bound as a value, at most this long. */
+export const MAX_FEATURE_ID = 200;
+
+/** The collections whose features have ids (hotspots, burnt areas, stations). */
+export const WITH_IDS = DATASETS.filter((d) => d.featureId !== null);
 
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';

@@ -32,9 +32,12 @@ export interface ItemsQuery {
   kept: Record<string, string>;
 }
 
+/** Every instant a collection can hold: a walk with no `datetime`. */
+export const wholeTime = (): Window => ({ from: MIN_INSTANT, to: END });
+
 /** `datetime` as our half-open window: an instant is [t, t + 1 µs); an interval's end is inclusive. */
 export function datetimeWindow(text: string | undefined): Window | string {
-  if (text === undefined) return { from: MIN_INSTANT, to: END };
+  if (text === undefined) return wholeTime();
   const parts = text.split('/');
   if (parts.length > 2) return 'must be an instant or start/end';
   const bound = (s: string, open: Instant): Instant | null => (s === '..' || s === '' ? open : parseInstant(s));

@@ -1,5 +1,5 @@
 import { DATASETS } from '../../datasets/index.ts';
-import { CONFORMANCE, OGC_ROOT, OgcDocumentQuery } from '../ogc/documents.ts';
+import { CONFORMANCE, MAX_FEATURE_ID, OGC_ROOT, OgcDocumentQuery, OgcFeatureQuery, WITH_IDS } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets } from '../ogc/html.ts';
 import { ogcItemsShape } from '../ogc/items-query.ts';
 import { datasetOwnSchema } from '../query-params.ts';
@@ -89,21 +89,39 @@ function datasetParameters(): SchemaObject[] {
   return [...byName.values()].map(({ p, collections }) => ({ ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}` }));
 }
 
-function itemsOperation(rowLimit: number): SchemaObject {
+/** The headers of a GeoJSON page or feature: the data endpoint's, none required (the HTML page holds no data, so has none), and Link. */
+function pageHeaders(): SchemaObject {
   const window = (bound: string) => ({ description: `The page's window ${bound} (datetime and cursor resolved); absent for a collection without time.`, schema: { type: 'string' } });
   // The data headers come with a GeoJSON page, not with the HTML page (it holds no data): none is required.
   const components = headerComponents();
   const optional = Object.fromEntries(Object.keys(dataHeaders(DATASETS.find((d) => d.time)!)).map((name) => [name, { ...components[name], required: false }]));
-  const headers = {
+  return {
     ...optional,
     'X-Window-From': window('start'),
     'X-Window-To': window('end (exclusive)'),
     Link: { description: 'The links of the page (self, next, collection) as in its body.', schema: { type: 'string' } },
   };
+}
+
+function itemsOperation(rowLimit: number): SchemaObject {
+  const headers = pageHeaders();
   return operation('getOgcItems', 'A page of a collection\'s features', { description: 'The page.', headers, content: { 'application/geo+json': { schema: ITEMS }, ...HTML } }, {
     description: 'Pages are cut where the v1 endpoint cuts (before the first instant that would pass `limit`), or after `limit` rows when one instant holds more; the `next` link\'s cursor continues after the last row, so a walk returns each row once, also while files are added.',
     parameters: [COLLECTION_ID, ...queryParameters(z.object(ogcItemsShape(rowLimit))), ...datasetParameters()],
     responses: { 304: { $ref: '#/components/responses/NotModified' }, 400: problemRef('invalid-parameter'), 404: NOT_FOUND, 503: problemRef('unavailable') },
+  });
+}
+
+function featureOperation(headers: SchemaObject): SchemaObject {
+  const feature = { anyOf: WITH_IDS.map((d) => ({ $ref: componentRef(`${datasetSchemaPrefix(d)}Feature`) })) };
+  return operation('getOgcFeature', 'One feature by its id', { description: 'The Feature, as in an items page; its links (self, alternate, collection) in the Link header.', headers, content: { 'application/geo+json': { schema: feature }, ...HTML } }, {
+    description: 'Searches the whole collection for the row with this id (hotspots `id`, burnt areas `id`, stations `stationId`).',
+    parameters: [
+      { ...COLLECTION_ID, schema: { type: 'string', enum: WITH_IDS.map((d) => d.name) } },
+      { name: 'featureId', in: 'path', required: true, description: 'The feature\'s id.', schema: { type: 'string', maxLength: MAX_FEATURE_ID } },
+      ...queryParameters(OgcFeatureQuery),
+    ],
+    responses: { 304: { $ref: '#/components/responses/NotModified' }, 404: NOT_FOUND, 503: problemRef('unavailable') },
   });
 }
 
@@ -118,6 +136,7 @@ export function ogcPaths(rowLimit: number): Record<string, SchemaObject> {
     [`${OGC_ROOT}/collections/{collectionId}`]: operation('getOgcCollection', 'One collection: extents and links', json('The collection.', COLLECTION), withCollection),
     [`${OGC_ROOT}/collections/{collectionId}/queryables`]: operation('getOgcQueryables', 'The properties items can be filtered by (JSON Schema)', json('The queryables.', { type: 'object', required: ['type', 'properties'], properties: { type: { type: 'string' }, properties: { type: 'object' } } }, 'application/schema+json'), withCollection),
     [`${OGC_ROOT}/collections/{collectionId}/items`]: itemsOperation(rowLimit),
+    [`${OGC_ROOT}/collections/{collectionId}/items/{featureId}`]: featureOperation(pageHeaders()),
     [`${OGC_ASSETS}/{asset}`]: {
       get: {
         operationId: 'getOgcPageAsset',

@@ -141,6 +141,8 @@ export interface PageShape {
   mediaType: string;
   framing(x: Extract): { prefix: string; suffix: string };
   headers(x: Extract): Record<string, string>;
+  /** A problem to answer instead, decided once the rows are counted (a feature that is not there: 404). */
+  refuse?(x: Extract): Error | null;
 }
 
 /** A validated query answered: preflight (every check, exact count), then the rows in the page's or the format's framing. */
@@ -168,5 +170,11 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
   });
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
-  return x === null ? reply.code(304).send() : sendExtract(request, reply, ctx, { d, q, x, signal, encoding, page });
+  if (x === null) return reply.code(304).send();
+  const refused = page?.refuse?.(x);
+  if (refused) {
+    x.dispose();
+    throw refused;
+  }
+  return sendExtract(request, reply, ctx, { d, q, x, signal, encoding, page });
 }

@@ -12,6 +12,7 @@ import { worldOutline } from '../ogc/world.ts';
 import { invalidParameters, Problem } from '../problems.ts';
 import { parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
+import { registerOgcFeatureRoute } from './ogc-feature.ts';
 
 /** The request's own origin: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
@@ -70,6 +71,7 @@ export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void
     return queryables(origin(request), datasetOf(request));
   }, (request) => `${datasetOf(request).title}: queryables`));
   scope.route({ method: ['GET', 'HEAD'], url: `${OGC_ROOT}/collections/:collectionId/items`, config, handler: (request, reply) => answerItems(request, reply, ctx) });
+  registerOgcFeatureRoute(scope, ctx);
 }
 
 function answerItems(request: FastifyRequest, reply: FastifyReply, ctx: AppContext) {

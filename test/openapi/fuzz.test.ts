@@ -47,7 +47,9 @@ function documented(path: string): { names: string[]; values: string[] } {
 const templates = new Map<string, string>();
 const paths = () => {
   for (const template of Object.keys(doc.paths).filter((p) => p.includes('{collectionId}'))) {
-    for (const id of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings', 'nope', '..', '%2e%2e%2fkeys.json']) templates.set(template.replace('{collectionId}', id), template);
+    for (const id of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings', 'nope', '..', '%2e%2e%2fkeys.json']) {
+      for (const feature of ['h1', '1', '-1', '99999999999999999999', 'x%27%20OR%201%3D1--', '%00', 'ST0001']) templates.set(template.replace('{collectionId}', id).replace('{featureId}', feature), template);
+    }
   }
   return [...Object.keys(doc.paths).filter((p) => !p.includes('{')), ...templates.keys()];
 };

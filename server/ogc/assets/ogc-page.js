@@ -52,6 +52,11 @@
 
   function render(body, headers) {
     if (body.type === 'FeatureCollection') return renderItems(body, headers);
+    if (body.type === 'Feature') {
+      content.appendChild(el('h1', {}, [String(body.id)]));
+      drawMap({ type: 'FeatureCollection', features: [body] });
+      return content.appendChild(table([body]));
+    }
     if (body.collections) {
       content.appendChild(el('h1', {}, ['Collections']));
       body.collections.forEach(function (c) {

@@ -97,3 +97,23 @@ describe('OGC API – Features items: bad input is a 400 problem naming the para
     expect((await server.get(`/api/v1/ogc/collections/hotspots/items?limit=5&cursor=${cursor}`)).status).toBe(200);
   });
 });
+
+describe('OGC API – Features: one feature by its id', () => {
+  it('the Feature of the items page, with its links in the Link header; 404 for an id that is not there or a collection without ids', async () => {
+    const items = (await json('/api/v1/ogc/collections/hotspots/items?limit=3')).body;
+    const first = items.features[0] as { id: string };
+    const r = await server.get(`/api/v1/ogc/collections/hotspots/items/${encodeURIComponent(first.id)}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/geo+json');
+    expect(r.headers.get('link')).toMatch(/rel="collection"/);
+    expect(await r.json()).toEqual(first);
+    const station = (await json('/api/v1/ogc/collections/sensor-stations/items?limit=1')).body.features[0] as { id: string };
+    expect((await json(`/api/v1/ogc/collections/sensor-stations/items/${station.id}`)).body).toEqual(station);
+    for (const path of ['/api/v1/ogc/collections/hotspots/items/nope', "/api/v1/ogc/collections/hotspots/items/x'%20OR%201=1--", '/api/v1/ogc/collections/fire-danger/items/1']) {
+      const missing = await server.get(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    expect((await server.get(`/api/v1/ogc/collections/hotspots/items/${'x'.repeat(201)}`)).status).toBe(400);
+  });
+});
