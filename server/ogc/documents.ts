@@ -21,10 +21,11 @@ export const WITH_IDS = DATASETS.filter((d) => d.featureId !== null);
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
 
-/** The conformance classes met: Part 1 core, GeoJSON and the OpenAPI 3.0 description. */
+/** The conformance classes met: Part 1 core, GeoJSON, HTML (the pages) and the OpenAPI 3.0 description. */
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30',
 ];
 
