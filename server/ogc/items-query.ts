@@ -59,11 +59,16 @@ function applyCursor(d: DatasetDescriptor, q: DatasetQuery, c: Cursor): string |
 }
 
 /** Validates an items request: the OGC parameters, then the dataset's own as the v1 endpoint validates them. */
+/** zod compiles an object schema on its first parse: one per row limit (the server has one). */
+const ownSchemas = new Map<number, z.ZodObject<ReturnType<typeof ogcItemsShape>>>();
+const ownSchema = (rowLimit: number) => ownSchemas.get(rowLimit) ?? ownSchemas.set(rowLimit, z.object(ogcItemsShape(rowLimit))).get(rowLimit)!;
+
 export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknown>, rowLimit: number): ItemsQuery {
-  const own = z.object(ogcItemsShape(rowLimit)).safeParse(raw);
-  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in ogcItemsShape(rowLimit))));
+  const schema = ownSchema(rowLimit);
+  const own = schema.safeParse(raw);
+  const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in schema.shape)));
   const errors: ParameterError[] = own.success ? [] : own.error.issues.map((i) => ({ parameter: String(i.path[0]), message: Array.isArray(raw[String(i.path[0])]) ? 'must not be repeated' : i.message }));
-  const choices = datasetChoices(d, rest, Object.keys(ogcItemsShape(rowLimit)));
+  const choices = datasetChoices(d, rest, Object.keys(schema.shape));
   errors.push(...choices.errors);
   const datetime = own.success ? own.data.datetime : undefined;
   const window = d.time ? datetimeWindow(datetime) : datetime === undefined ? null : 'this collection has no time';
