@@ -15,6 +15,7 @@ const GEOJSON = 'application/geo+json';
  */
 export function nextCursor(d: DatasetDescriptor, x: Pick<Extract, 'next' | 'lastKey'>): Cursor | null {
   if (x.next) return { from: formatInstant(x.next.from), after: null };
+  if (d.time && d.orderBy[0] !== d.time.column) throw new Error(`${d.name}: keyset pages need the time first in the order`);
   if (x.lastKey) return { from: d.time ? x.lastKey[0]! : null, after: x.lastKey };
   return null;
 }
@@ -44,6 +45,7 @@ export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cu
   };
   return {
     rowLimit: iq.limit,
+    keyed: true,
     mediaType: GEOJSON,
     framing: (x) => ({ prefix: `{"type":"FeatureCollection","numberReturned":${x.returned},"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' }),
     headers: (x) => ({ link: links(x).map(linkHeader).join(', ') }),

@@ -4,7 +4,7 @@ import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.t
 import type { Window } from '../../queries/window.ts';
 import { invalidParameters, type ParameterError } from '../problems.ts';
 import { datasetChoices, type DatasetQuery } from '../query-params.ts';
-import { cursorScope, decodeCursor, type Cursor } from './cursor.ts';
+import { cursorScope, decodeCursor, RESTART, type Cursor } from './cursor.ts';
 
 /** Features per page when `limit` is not given. */
 export const DEFAULT_LIMIT = 100;
@@ -40,29 +40,44 @@ export function datetimeWindow(text: string | undefined): Window | string {
   if (text === undefined) return wholeTime();
   const parts = text.split('/');
   if (parts.length > 2) return 'must be an instant or start/end';
-  const bound = (s: string, open: Instant): Instant | null => (s === '..' || s === '' ? open : parseInstant(s));
+  const open = (s: string) => s === '..' || s === '';
+  // A lone `..` (or nothing) is not an instant: an open interval needs both sides.
+  if (parts.length === 1 && open(parts[0]!)) return 'must be an instant or start/end (`..` for an open end needs the other side)';
+  const bound = (s: string, whenOpen: Instant): Instant | null => (open(s) ? whenOpen : parseInstant(s));
   const from = bound(parts[0]!, MIN_INSTANT);
   const last = parts.length === 2 ? bound(parts[1]!, END - 1n) : from;
   if (from === null || last === null) return 'must be RFC 3339 date-times (e.g. 2025-08-01T00:00:00Z), one or two joined by /, with .. for an open end';
+  if (from >= END || last >= END) return 'must lie before 9999-12-31T00:00:00Z';
   if (last < from) return 'the interval ends before it starts';
   return { from, to: last + 1n };
+}
+
+/** Whether a cursor's order key can be one of this dataset's: a time that parses (its own `from`), whole numbers for numeric columns. */
+function keyFits(d: DatasetDescriptor, key: readonly string[], from: Instant | null): boolean {
+  if (key.length !== d.orderBy.length) return false;
+  return d.orderBy.every((name, i) => {
+    const v = key[i]!;
+    if (name === d.time?.column) return parseInstant(v) === from;
+    const type = d.columns.find((c) => c.name === name)?.type;
+    return type === 'BIGINT' || type === 'INTEGER' ? /^-?\d{1,18}$/.test(v) : true;
+  });
 }
 
 /** The cursor's continuation laid over the window and filters, or the reason it does not fit. */
 function applyCursor(d: DatasetDescriptor, q: DatasetQuery, c: Cursor): string | null {
   const time = d.time ? parseInstant(c.from ?? '') : null;
-  if (d.time ? time === null || !q.window : c.from !== null) return 'cursor: does not fit this collection';
-  if (c.after && c.after.length !== d.orderBy.length) return 'cursor: does not fit this collection';
+  if (d.time ? time === null || !q.window || time >= q.window.to : c.from !== null) return 'cursor: does not fit this query';
+  if (c.after && !keyFits(d, c.after, time)) return 'cursor: does not fit this query';
   if (q.window && time !== null) q.window = { from: time > q.window.from ? time : q.window.from, to: q.window.to };
   if (c.after) q.filters.push({ kind: 'after', key: c.after });
   return null;
 }
 
-/** Validates an items request: the OGC parameters, then the dataset's own as the v1 endpoint validates them. */
 /** zod compiles an object schema on its first parse: one per row limit (the server has one). */
 const ownSchemas = new Map<number, z.ZodObject<ReturnType<typeof ogcItemsShape>>>();
 const ownSchema = (rowLimit: number) => ownSchemas.get(rowLimit) ?? ownSchemas.set(rowLimit, z.object(ogcItemsShape(rowLimit))).get(rowLimit)!;
 
+/** Validates an items request: the OGC parameters, then the dataset's own as the v1 endpoint validates them. */
 export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknown>, rowLimit: number): ItemsQuery {
   const schema = ownSchema(rowLimit);
   const own = schema.safeParse(raw);
@@ -79,8 +94,8 @@ export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknow
   const scope = cursorScope(d.name, kept);
   if (own.data.cursor !== undefined) {
     const c = decodeCursor(own.data.cursor, scope);
-    const wrong = typeof c === 'string' ? `cursor: ${c}` : applyCursor(d, q, c);
-    if (wrong) throw invalidParameters([{ parameter: 'cursor', message: wrong.replace(/^cursor: /, '') }]);
+    const wrong = typeof c === 'string' ? c : applyCursor(d, q, c) && RESTART;
+    if (wrong) throw invalidParameters([{ parameter: 'cursor', message: wrong }]);
   }
   Object.assign(q.echo, { limit: String(own.data.limit), datetime: datetime ?? null, cursor: own.data.cursor ?? null });
   return { q, limit: own.data.limit, scope, kept };

@@ -138,6 +138,8 @@ function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
  */
 export interface PageShape {
   rowLimit: number;
+  /** Keyset pages: a cut inside one instant also finds the order key of the page's last row. */
+  keyed: boolean;
   mediaType: string;
   framing(x: Extract): { prefix: string; suffix: string };
   headers(x: Extract): Record<string, string>;
@@ -162,7 +164,7 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
     params: q.params,
     isFresh: fresh.isFresh,
     cacheKey: (v: DataVersion) => entityTag(d, q, v, rowLimit),
-    keyed: page !== null,
+    keyed: page?.keyed === true,
   };
   const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
   const x = await prepareExtract({ ...ctx.extract, rowLimit, nowMs, signal, engineWork, owner: request.keyId ?? '' }, req).catch((e: unknown) => {
@@ -174,6 +176,8 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
   const refused = page?.refuse?.(x);
   if (refused) {
     x.dispose();
+    // The refusal is not a representation: no tag a later If-None-Match could turn into a 304.
+    reply.removeHeader('etag');
     throw refused;
   }
   return sendExtract(request, reply, ctx, { d, q, x, signal, encoding, page });

@@ -35,6 +35,7 @@ function answerFeature(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
   const self = `${here}/items/${encodeURIComponent(id)}`;
   const page: PageShape = {
     rowLimit: 1,
+    keyed: false,
     mediaType: 'application/geo+json',
     framing: () => ({ prefix: '', suffix: '\n' }),
     headers: () => ({ link: `<${self}>; rel="self"; type="application/geo+json", <${self}?f=html>; rel="alternate"; type="text/html", <${here}>; rel="collection"; type="application/json"` }),

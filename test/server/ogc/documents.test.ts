@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
+import { cursorScope, encodeCursor } from '../../../server/ogc/cursor.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -72,6 +73,9 @@ describe('OGC API – Features items: bad input is a 400 problem naming the para
     ['datetime=yesterday', 'datetime'],
     ['datetime=2025-08-02T00:00:00Z/2025-08-01T00:00:00Z', 'datetime'],
     ['datetime=a/b/c', 'datetime'],
+    ['datetime=..', 'datetime'],
+    ['datetime=', 'datetime'],
+    ['datetime=2025-08-01T00:00:00Z/9999-12-31T23:59:59.999999Z', 'datetime'],
     ['f=xml', 'f'],
     ['bbox=1,2,3', 'bbox'],
     ['country=Portugal', 'country'],
@@ -93,6 +97,11 @@ describe('OGC API – Features items: bad input is a 400 problem naming the para
       expect(body.errors[0]).toMatchObject({ parameter: 'cursor' });
       expect(body.detail).toMatch(/start the walk again/);
     }
+    // Made with the right scope but values no row can have: still a restart, never a 5xx.
+    const scope = cursorScope('hotspots', { limit: '1' });
+    for (const forged of [{ from: '2025-08-01T00:00:00Z', after: ['x', 'y'] }, { from: '2025-08-01T00:00:00Z', after: ['2025-08-02T00:00:00Z', 'h1'] }, { from: '9999-12-31T00:00:00Z', after: null }, { from: 'yesterday', after: null }]) {
+      expect((await problem(`limit=1&cursor=${encodeCursor(forged, scope)}`)).detail).toMatch(/start the walk again/);
+    }
     // The same cursor with another limit continues the same walk.
     expect((await server.get(`/api/v1/ogc/collections/hotspots/items?limit=5&cursor=${cursor}`)).status).toBe(200);
   });
@@ -109,6 +118,8 @@ describe('OGC API – Features: one feature by its id', () => {
     expect(await r.json()).toEqual(first);
     const station = (await json('/api/v1/ogc/collections/sensor-stations/items?limit=1')).body.features[0] as { id: string };
     expect((await json(`/api/v1/ogc/collections/sensor-stations/items/${station.id}`)).body).toEqual(station);
+    // A missing feature carries no tag a later If-None-Match could turn into a 304.
+    expect((await server.get('/api/v1/ogc/collections/hotspots/items/nope')).headers.get('etag')).toBeNull();
     for (const path of ['/api/v1/ogc/collections/hotspots/items/nope', "/api/v1/ogc/collections/hotspots/items/x'%20OR%201=1--", '/api/v1/ogc/collections/fire-danger/items/1']) {
       const missing = await server.get(path);
       expect(missing.status, path).toBe(404);
