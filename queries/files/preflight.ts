@@ -32,6 +32,8 @@ export interface Sources {
   sortedFiles: ReadonlySet<string>;
   /** Rows in all listed files (not only inside the window), or null when a file's count is unknown. */
   fileRows: number | null;
+  /** Rows of each listed file by its footer (absent when unknown): an upper bound of its rows in any window. */
+  rowsByFile: ReadonlyMap<string, number>;
 }
 
 export interface CheckContext {
@@ -94,7 +96,7 @@ async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | u
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
-async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null }> {
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null; rowsByFile: Map<string, number> }> {
   ctx.signal.throwIfAborted();
   const verdicts = files.map((f) => ctx.checker.cached(d, f));
   const missing = files.flatMap((f, i) => (verdicts[i] ? [] : [i]));
@@ -104,6 +106,7 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
   }
   const hashes = new Map<string, string>();
   const sorted = new Set<string>();
+  const rowsByFile = new Map<string, number>();
   let rows: number | null = 0;
   files.forEach((f, i) => {
     const verdict = verdicts[i];
@@ -112,9 +115,10 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
     if (!verdict.ok) throw new DatasetUnavailableError(d.name, `file ${path.relative(ctx.dataDir, f.path)}: ${verdict.problem}`);
     hashes.set(f.path, verdict.footerHash);
     if (verdict.sorted) sorted.add(f.path);
+    if (verdict.rows !== null) rowsByFile.set(f.path, verdict.rows);
     rows = rows === null || verdict.rows === null ? null : rows + verdict.rows;
   });
-  return { hashes, sorted, rows };
+  return { hashes, sorted, rows, rowsByFile };
 }
 
 /** Lists, prunes and checks what a request will read, before any byte of the response exists. */
@@ -126,7 +130,7 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window)
       : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
-  const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows, rowsByFile } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
   let stationHashes: string[] = [];
   if (req.needsStations) {
@@ -135,5 +139,5 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
   const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);
-  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows };
+  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows, rowsByFile };
 }

@@ -5,7 +5,7 @@ import { copyInto } from './copy-stream.ts';
 import type { Extract, PreparedExtract } from './extract-types.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import { listedFiles, verifierOf } from './listed-files.ts';
-import { countByFile, findCut, groupFiles, pageVersion, type Cut, type FileGroup } from './plan.ts';
+import { countPartitions, findCut, groupFiles, pageVersion, type Cut, type FileGroup } from './plan.ts';
 import { writeEncodedRows } from './row-stream.ts';
 import type { Reservation } from '../engine/temp-budget.ts';
 import { FORMATS } from '../formats.ts';
@@ -27,8 +27,8 @@ type Head = Omit<Extract, 'chunks' | 'dispose'>;
 export async function streamGroups(p: PreparedExtract): Promise<Extract> {
   const { ctx, req, spec, sources, connection: c } = p;
   const parts = sources.partitions;
-  const byFile = await countByFile(c, spec, parts, req.window);
-  const counts = parts.map((part) => part.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0));
+  // Partitions past the one where the response is cut are not counted (their count stays 0).
+  const counts = await countPartitions(c, { spec, partitions: parts, window: req.window, rowsByFile: sources.rowsByFile, rowLimit: ctx.rowLimit });
   ctx.signal.throwIfAborted();
   const cut = await findCut(c, { spec, partitions: parts, counts, window: req.window, rowLimit: ctx.rowLimit, keyed: req.keyed === true });
   const groups = groupFiles({ partitions: parts, counts, cutTo: cut.to, groupRows: ctx.groupRows, sortedFiles: sources.sortedFiles });

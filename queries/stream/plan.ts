@@ -24,12 +24,42 @@ async function scalar(c: DuckDBConnection, q: Compiled): Promise<bigint | null> 
   return typeof v === 'bigint' ? v : null;
 }
 
-export async function countByFile(c: DuckDBConnection, spec: QuerySpec, partitions: Partition[], w: Window | null): Promise<Map<string, number>> {
+export async function countByFile(c: DuckDBConnection, spec: QuerySpec, partitions: readonly Partition[], w: Window | null): Promise<Map<string, number>> {
   const files = partitions.flatMap((p) => p.files.map((f) => f.path));
   if (files.length === 0) return new Map();
   const q = compileCountByFile(spec, files, w?.from ?? null, w?.to ?? null);
   const rows = (await c.runAndReadAll(q.sql, q.params)).getRows();
   return new Map(rows.map((r) => [String(r[0]), Number(r[1])]));
+}
+
+export interface CountQuery {
+  spec: QuerySpec;
+  partitions: readonly Partition[];
+  window: Window | null;
+  /** Footer rows of each file: an upper bound of what a count of it can find. */
+  rowsByFile: ReadonlyMap<string, number>;
+  rowLimit: number;
+}
+
+/**
+ * Rows of each partition in the window, counted in order only until more than `rowLimit` are
+ * found: a response is cut before then, so partitions after it are never read (left at 0). Each
+ * round takes the partitions whose files could hold the rows still needed, and at least twice as
+ * many as the round before (filters may find far fewer rows than the footers hold).
+ */
+export async function countPartitions(c: DuckDBConnection, q: CountQuery): Promise<number[]> {
+  const { partitions: parts, rowsByFile, rowLimit } = q;
+  const counts = parts.map(() => 0);
+  const bound = (p: Partition) => p.files.reduce((n, f) => n + (rowsByFile.get(f.path) ?? Infinity), 0);
+  let [counted, found, round] = [0, 0, 1];
+  while (counted < parts.length && found <= rowLimit) {
+    let [end, room] = [counted, 0];
+    while (end < parts.length && (end - counted < round || room <= rowLimit - found)) room += bound(parts[end++]!);
+    const byFile = await countByFile(c, q.spec, parts.slice(counted, end), q.window);
+    for (let i = counted; i < end; i++) found += counts[i] = parts[i]!.files.reduce((n, f) => n + (byFile.get(f.path) ?? 0), 0);
+    [counted, round] = [end, round * 2];
+  }
+  return counts;
 }
 
 export interface CutQuery {
