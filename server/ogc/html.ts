@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../openapi/docs-page.ts';
 
 /**
  * The HTML of /api/v1/ogc: a page that holds no data. It is served without a key; its own script
@@ -33,8 +34,6 @@ export const isHtmlShell = (request: FastifyRequest): boolean => request.routeOp
 /** Only our own files (and Leaflet's inline styles and data images): the page loads nothing from elsewhere. */
 export const OGC_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The page: everything it shows is drawn by ogc-page.js from the JSON of the same URL. */
 export function renderShell(title: string, assetsPath: string): string {
   return `<!doctype html>
@@ -58,6 +57,14 @@ export function renderShell(title: string, assetsPath: string): string {
 </html>
 `;
 }
+
+/** The page shell as the answer (CSP: our own files only). */
+export function sendShell(reply: FastifyReply, title: string) {
+  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(renderShell(title, OGC_ASSETS));
+}
+
+/** The request's own origin, for absolute links: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
+export const requestOrigin = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
 
 const moduleDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 

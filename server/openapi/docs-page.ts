@@ -43,7 +43,8 @@ export function docsAssets(): Record<string, DocsAsset> {
 export const DOCS_PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text as HTML text or attribute value. */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Problem kinds rendered by the server, so `type` links (`#problem-<kind>`) land before any script runs. */
 function problemTable(): string {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { AppContext } from '../app-context.ts';
 import { MAX_FEATURE_ID, OGC_ROOT, OgcFeatureQuery, WITH_IDS } from '../ogc/documents.ts';
-import { OGC_ASSETS, OGC_PAGE_CSP, renderShell, wantsHtml } from '../ogc/html.ts';
+import { requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { wholeTime } from '../ogc/items-query.ts';
 import { invalidParameters, Problem } from '../problems.ts';
 import { datasetChoices, parameterErrors } from '../query-params.ts';
@@ -26,12 +26,12 @@ function answerFeature(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
   const raw = request.query as Record<string, unknown>;
   const parsed = OgcFeatureQuery.safeParse(raw);
   if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcFeatureQuery.shape)));
-  if (wantsHtml(request)) return reply.header('content-security-policy', OGC_PAGE_CSP).type('text/html; charset=utf-8').send(renderShell(`${d.title}: ${id}`, OGC_ASSETS));
+  if (wantsHtml(request)) return sendShell(reply, `${d.title}: ${id}`);
   const { q } = datasetChoices(d, {}, []);
   q.window = d.time ? wholeTime() : null;
   q.filters.push({ kind: 'equals', column: d.featureId, value: id });
   Object.assign(q.echo, { featureId: id });
-  const here = `${request.protocol}://${request.host}${OGC_ROOT}/collections/${d.name}`;
+  const here = `${requestOrigin(request)}${OGC_ROOT}/collections/${d.name}`;
   const self = `${here}/items/${encodeURIComponent(id)}`;
   const page: PageShape = {
     rowLimit: 1,

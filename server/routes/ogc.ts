@@ -5,7 +5,7 @@ import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
 import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Span } from '../ogc/documents.ts';
-import { OGC_ASSETS, OGC_PAGE_CSP, pageAssets, renderShell, wantsHtml } from '../ogc/html.ts';
+import { OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
 import { worldOutline } from '../ogc/world.ts';
@@ -14,8 +14,6 @@ import { parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
 import { registerOgcFeatureRoute } from './ogc-feature.ts';
 
-/** The request's own origin: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
-const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 const DESCRIPTION = 'Fire data (satellite active-fire detections, burnt areas, fire danger, ground sensors) as OGC API – Features: one collection per dataset, GeoJSON pages walked by their next links.';
 
@@ -29,18 +27,13 @@ function datasetOf(request: FastifyRequest): DatasetDescriptor {
 /** The time the collection's partitions cover; none when its folder cannot be listed (the items say why). */
 const spanOf = (ctx: AppContext, d: DatasetDescriptor): Promise<Span> => partitionSpan(ctx.config.dataDir, d).catch(() => null);
 
-/** The page shell instead of the document, when the request asks for HTML. */
-function shell(reply: FastifyReply, title: string) {
-  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(renderShell(title, OGC_ASSETS));
-}
-
 /** A document route: its `f` validated, the page shell for HTML, else `build`'s JSON. */
 function document(build: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, title: (request: FastifyRequest) => string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as Record<string, unknown>;
     const parsed = OgcDocumentQuery.safeParse(raw);
     if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcDocumentQuery.shape)));
-    if (wantsHtml(request)) return shell(reply, title(request));
+    if (wantsHtml(request)) return sendShell(reply, title(request));
     return reply.header('vary', 'Accept').send(await build(request, reply));
   };
 }
@@ -53,22 +46,22 @@ function document(build: (request: FastifyRequest, reply: FastifyReply) => Promi
  */
 export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void {
   const config = { htmlShell: true };
-  const landing = document(async (request) => landingPage(origin(request), API_TITLE, DESCRIPTION), () => API_TITLE);
+  const landing = document(async (request) => landingPage(requestOrigin(request), API_TITLE, DESCRIPTION), () => API_TITLE);
   scope.get(OGC_ROOT, { config }, landing);
   scope.get(`${OGC_ROOT}/`, { config }, landing);
   scope.get(`${OGC_ROOT}/conformance`, { config }, document(async () => conformance(), () => 'Conformance'));
   scope.get(`${OGC_ROOT}/collections`, { config }, document(async (request) => {
-    const base = origin(request);
+    const base = requestOrigin(request);
     const collections = await Promise.all(DATASETS.map(async (d) => collection(base, d, await spanOf(ctx, d))));
     return { links: [{ href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: 'application/json', title: 'The collections' }], collections };
   }, () => 'Collections'));
   scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request) => {
     const d = datasetOf(request);
-    return collection(origin(request), d, await spanOf(ctx, d));
+    return collection(requestOrigin(request), d, await spanOf(ctx, d));
   }, (request) => datasetOf(request).title));
   scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, { config }, document(async (request, reply) => {
     reply.type('application/schema+json');
-    return queryables(origin(request), datasetOf(request));
+    return queryables(requestOrigin(request), datasetOf(request));
   }, (request) => `${datasetOf(request).title}: queryables`));
   scope.route({ method: ['GET', 'HEAD'], url: `${OGC_ROOT}/collections/:collectionId/items`, config, handler: (request, reply) => answerItems(request, reply, ctx) });
   registerOgcFeatureRoute(scope, ctx);
@@ -78,9 +71,9 @@ function answerItems(request: FastifyRequest, reply: FastifyReply, ctx: AppConte
   const d = datasetOf(request);
   const raw = request.query as Record<string, unknown>;
   const iq = parseItemsQuery(d, raw, ctx.config.rowLimit);
-  if (wantsHtml(request)) return shell(reply, `${d.title}: features`);
+  if (wantsHtml(request)) return sendShell(reply, `${d.title}: features`);
   const cursor = typeof raw.cursor === 'string' ? raw.cursor : undefined;
-  return serveQuery(request, reply, ctx, { d, q: iq.q, page: itemsPage(origin(request), d, iq, cursor) });
+  return serveQuery(request, reply, ctx, { d, q: iq.q, page: itemsPage(requestOrigin(request), d, iq, cursor) });
 }
 
 /** The pages' files (no key: they hold no data), and the world outline under the map. */
