@@ -1,4 +1,5 @@
 import type { ExtractContext } from '../queries/stream/extract-types.ts';
+import type { Extents } from '../queries/files/extent.ts';
 import type { FileStates } from '../queries/files/states.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
@@ -9,5 +10,7 @@ export interface AppContext {
   metrics: Metrics;
   /** The latest verdict on each data file, for /readyz and /metrics. */
   files: FileStates;
+  /** The bounding box of each dataset's rows, measured once per file. */
+  extents: Extents;
   extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'>;
 }

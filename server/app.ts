@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { Extents } from '../queries/files/extent.ts';
 import { BackgroundChecks } from '../queries/files/background-checks.ts';
 import { Engine } from '../queries/engine/engine.ts';
 import { EngineBusyError, isOutOfTempSpace } from '../queries/errors.ts';
@@ -153,6 +154,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     config,
     metrics,
     files,
+    extents: new Extents(config.dataDir, engine),
     extract: {
       engine,
       checker: new FileChecker(config.dataDir, (d, f, verdict) => files.record(d, f, verdict)),

@@ -59,8 +59,14 @@ export const conformance = () => ({ conformsTo: CONFORMANCE });
 /** The time a collection's partitions cover, as an OGC closed interval (null ends: none, or no time axis). */
 export type Span = { start: bigint; end: bigint } | null;
 
+/** The extents found in the data: the partitions' time span, the rows' bounding box (null: no geometry, or no row placed). */
+export interface Extents {
+  span: Span;
+  box: readonly number[] | null;
+}
+
 /** One collection: a dataset, its extents and links to its items and to the v1 endpoint's other formats. */
-export function collection(base: string, d: DatasetDescriptor, span: Span) {
+export function collection(base: string, d: DatasetDescriptor, { span, box }: Extents) {
   const here = `${base}${OGC_ROOT}/collections/${d.name}`;
   const v1 = `${base}/api/v1/${d.name}`;
   // The partitions' span is half-open; the interval's end is the last instant it can hold.
@@ -70,7 +76,7 @@ export function collection(base: string, d: DatasetDescriptor, span: Span) {
     title: d.title,
     description: d.description,
     extent: {
-      spatial: { bbox: [[-180, -90, 180, 90]], crs: CRS84 },
+      ...(box ? { spatial: { bbox: [box], crs: CRS84 } } : {}),
       ...(d.time ? { temporal: { interval: [interval], trs: GREGORIAN } } : {}),
     },
     itemType: 'feature',

@@ -24,8 +24,8 @@ export function nextCursor(d: DatasetDescriptor, x: Pick<Extract, 'next' | 'last
 const linkHeader = (l: Link) => `<${l.href}>; rel="${l.rel}"; type="${l.type}"`;
 
 /**
- * An items page: a GeoJSON FeatureCollection with `numberReturned` and its links (self, next,
- * collection) before the features, the same links in a Link header. No clock value in the body:
+ * An items page: a GeoJSON FeatureCollection with `numberReturned` (and `numberMatched` when this
+ * page is the whole result) and its links (self, next, collection) before the features, the same links in a Link header. No clock value in the body:
  * the same page of the same data is the same bytes.
  */
 export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cursor: string | undefined): PageShape {
@@ -43,11 +43,13 @@ export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cu
       { href: collection, rel: 'collection', type: 'application/json', title: d.title },
     ];
   };
+  // Known only when the first page is the whole result: later pages count only what is left.
+  const matched = (x: Extract) => (cursor === undefined && nextCursor(d, x) === null ? `"numberMatched":${x.returned},` : '');
   return {
     rowLimit: iq.limit,
     keyed: true,
     mediaType: GEOJSON,
-    framing: (x) => ({ prefix: `{"type":"FeatureCollection","numberReturned":${x.returned},"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' }),
+    framing: (x) => ({ prefix: `{"type":"FeatureCollection",${matched(x)}"numberReturned":${x.returned},"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' }),
     headers: (x) => ({ link: links(x).map(linkHeader).join(', ') }),
   };
 }

@@ -46,11 +46,12 @@ const COLLECTION: SchemaObject = {
 
 const ITEMS: SchemaObject = {
   type: 'object',
-  description: 'A page of features: the rows of the v1 endpoint as its GeoJSON Features, in the dataset\'s order. `numberReturned` and `links` (self, next when there is more, collection) come before the features.',
+  description: 'A page of features: the rows of the v1 endpoint as its GeoJSON Features, in the dataset\'s order. `numberReturned` and `links` (self, next when there is more, collection) come before the features; `numberMatched` is sent when the first page holds every matching feature (it is not counted otherwise).',
   required: ['type', 'numberReturned', 'links', 'features'],
   additionalProperties: false,
   properties: {
     type: { type: 'string', enum: ['FeatureCollection'] },
+    numberMatched: { type: 'integer', minimum: 0 },
     numberReturned: { type: 'integer', minimum: 0 },
     links: LINKS,
     features: { type: 'array', items: { anyOf: DATASETS.map((d) => ({ $ref: componentRef(`${datasetSchemaPrefix(d)}Feature`) })) } },

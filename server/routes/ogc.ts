@@ -4,12 +4,13 @@ import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
-import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Span } from '../ogc/documents.ts';
+import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
 import { worldOutline } from '../ogc/world.ts';
-import { invalidParameters, Problem } from '../problems.ts';
+import { invalidParameters, Problem, toProblem } from '../problems.ts';
+import { requestSignal } from '../request-signal.ts';
 import { parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
 import { registerOgcFeatureRoute } from './ogc-feature.ts';
@@ -24,8 +25,17 @@ function datasetOf(request: FastifyRequest): DatasetDescriptor {
   return d;
 }
 
-/** The time the collection's partitions cover; none when its folder cannot be listed (the items say why). */
-const spanOf = (ctx: AppContext, d: DatasetDescriptor): Promise<Span> => partitionSpan(ctx.config.dataDir, d).catch(() => null);
+/**
+ * A collection's extents: the time its partitions cover (none when its folder cannot be listed: the
+ * items say why) and the box of its rows, measured once per file (the engine may be busy: 503).
+ */
+async function extentsOf(ctx: AppContext, signal: AbortSignal, d: DatasetDescriptor): Promise<Extents> {
+  const span: Span = await partitionSpan(ctx.config.dataDir, d).catch(() => null);
+  const box = await ctx.extents.of(d, signal).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
+  });
+  return { span, box };
+}
 
 /** A document route: its `f` validated, the page shell for HTML, else `build`'s JSON. */
 function document(build: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, title: (request: FastifyRequest) => string) {
@@ -50,14 +60,16 @@ export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void
   scope.get(OGC_ROOT, { config }, landing);
   scope.get(`${OGC_ROOT}/`, { config }, landing);
   scope.get(`${OGC_ROOT}/conformance`, { config }, document(async () => conformance(), () => 'Conformance'));
-  scope.get(`${OGC_ROOT}/collections`, { config }, document(async (request) => {
+  scope.get(`${OGC_ROOT}/collections`, { config }, document(async (request, reply) => {
     const base = requestOrigin(request);
-    const collections = await Promise.all(DATASETS.map(async (d) => collection(base, d, await spanOf(ctx, d))));
+    const { signal } = requestSignal(reply, ctx.config);
+    const collections = [];
+    for (const d of DATASETS) collections.push(collection(base, d, await extentsOf(ctx, signal, d)));
     return { links: [{ href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: 'application/json', title: 'The collections' }], collections };
   }, () => 'Collections'));
-  scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request) => {
+  scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request, reply) => {
     const d = datasetOf(request);
-    return collection(requestOrigin(request), d, await spanOf(ctx, d));
+    return collection(requestOrigin(request), d, await extentsOf(ctx, requestSignal(reply, ctx.config).signal, d));
   }, (request) => datasetOf(request).title));
   scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, { config }, document(async (request, reply) => {
     reply.type('application/schema+json');

@@ -34,13 +34,23 @@ describe('OGC API – Features documents', () => {
     expect(body.conformsTo).toEqual(expect.arrayContaining(['http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core', 'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson']));
   });
 
-  it('one collection per dataset; the temporal extent is the partition folders\' span; an unknown collection is a 404 problem', async () => {
+  it('one collection per dataset; the temporal extent is the partition folders\' span, the spatial one the rows\' box; an unknown collection is a 404 problem', async () => {
     const { body } = await json('/api/v1/ogc/collections');
     expect(body.collections.map((c: { id: string }) => c.id)).toEqual(['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings']);
     const hot = (await json('/api/v1/ogc/collections/hotspots')).body;
     expect(hot.extent.temporal.interval).toEqual([['2025-08-01T00:00:00Z', '2025-08-02T23:59:59.999999Z']]);
     expect(hot.links.find((l: { rel: string }) => l.rel === 'items').href).toBe(`${server.url}/api/v1/ogc/collections/hotspots/items`);
     expect((await json('/api/v1/ogc/collections/sensor-stations')).body.extent.temporal).toBeUndefined();
+    // The spatial extent is the rows' box; readings are at their stations; fire danger has no geometry.
+    const boxes = Object.fromEntries(body.collections.map((c: { id: string; extent: { spatial?: { bbox: number[][] } } }) => [c.id, c.extent.spatial?.bbox]));
+    expect(boxes).toEqual({
+      hotspots: [[-8.25, 39.5, -8.25, 39.5]],
+      'burnt-areas': [[23.9, 38.1, 23.9 + 0.1, 38.1 + 0.1]],
+      'fire-danger': undefined,
+      'sensor-stations': [[-9.1, 38.5, -7.9, 40.1]],
+      'sensor-readings': [[-9.1, 38.5, -7.9, 40.1]],
+    });
+    expect(hot.extent.spatial).toEqual({ bbox: boxes.hotspots, crs: 'http://www.opengis.net/def/crs/OGC/1.3/CRS84' });
     const missing = await json('/api/v1/ogc/collections/nope');
     expect(missing.status).toBe(404);
     expect(missing.type).toMatch(/^application\/problem\+json/);

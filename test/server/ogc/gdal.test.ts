@@ -46,6 +46,13 @@ describe("GDAL's OAPIF driver (ogrinfo, ogr2ogr)", () => {
     for (const name of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings']) expect(out).toMatch(new RegExp(`^\\d+: ${name} `, 'm'));
   });
 
+  it('takes each layer\'s extent from its collection: the box of its rows', async (ctx) => {
+    needService(ctx, GDAL);
+    // The bulk days lie in [-8.076, -8.0] x [39.0, 39.099]; the sample rows at (-8.25, 39.5).
+    const summary = await ogr('ogrinfo', ['-ro', '-so', source(), 'hotspots'], 'bearer');
+    expect(summary).toMatch(/^Extent: \(-8\.250000, 39\.000000\) - \(-8\.000000, 39\.500000\)$/m);
+  });
+
   it('reads every collection three features a page: as many features as the v1 CSV of the whole collection has rows', async (ctx) => {
     needService(ctx, GDAL);
     for (const name of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings']) {

@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => server.close());
 
-type Page = { type: string; numberReturned: number; links: { href: string; rel: string }[]; features: { id: string; properties: Record<string, unknown> }[] };
+type Page = { type: string; numberMatched?: number; numberReturned: number; links: { href: string; rel: string }[]; features: { id: string; properties: Record<string, unknown> }[] };
 const ITEMS = '/api/v1/ogc/collections/hotspots/items';
 
 /** Follows `next` links from `first`, returning every page (through the key, as a client would). */
@@ -75,6 +75,15 @@ describe('OGC API – Features items: keyset pages', () => {
     expect(open).toEqual(await csvIds('2025-08-02T00:00:10Z', '2025-08-04'));
     const until = (await walk(`${ITEMS}?limit=1000&datetime=../2025-08-01T00:00:00Z`)).flatMap((p) => p.features);
     expect(until).toHaveLength(25);
+  });
+
+  it('numberMatched only when the first page holds every match', async () => {
+    const whole = await walk(`${ITEMS}?limit=1000&datetime=../2025-08-01T00:00:00Z`);
+    expect(whole).toHaveLength(1);
+    expect(whole[0]!.numberMatched).toBe(25);
+    const paged = await walk(`${ITEMS}?limit=10&datetime=../2025-08-01T00:00:00Z`);
+    expect(paged.length).toBeGreaterThan(1);
+    expect(paged.map((p) => p.numberMatched)).toEqual(paged.map(() => undefined));
   });
 
   it('files added while a walk goes on: no row twice, every row that was there once', async () => {
