@@ -162,6 +162,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       tempDir: await extractTempDir(config.tempDir),
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
+      inMemoryRows: config.inMemoryRows,
       connectionsPerExtract: config.extractConnections,
       tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
       aheadBytes: config.extractAheadBytes,

@@ -11,6 +11,7 @@ const Env = z.object({
   TEMP_DIR: z.string().min(1).default('var/tmp'),
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
+  IN_MEMORY_ROWS: z.coerce.number().int().min(0).default(50_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
@@ -60,6 +61,8 @@ export interface Config {
   rowLimit: number;
   /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
   groupRows: number;
+  /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
+  inMemoryRows: number;
   /** Check every data file in the background at start, so first requests find their checks cached. */
   warmFileChecks: boolean;
   /** How often new or changed data files are looked for and checked in the background (0: never). */
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempDir: path.resolve(e.TEMP_DIR),
     rowLimit: e.ROW_LIMIT,
     groupRows: e.GROUP_ROWS,
+    inMemoryRows: e.IN_MEMORY_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,
     fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),

@@ -39,6 +39,7 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
   // Groups lease their own connections while they are written: none is held for the client.
   p.release();
   return streamedExtract(p, { groups, cut, reservation }, {
+    way: 'stream',
     observation: sources.observation,
     dataVersion: pageVersion(sources, cut),
     folderValue: sources.folderValue,

@@ -5,13 +5,15 @@ import type { QuerySpec } from '../sql/compile.ts';
 import { resolveShapes } from '../sql/shape-filter.ts';
 import { streamGroups } from './extract-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
+import { answerInMemory, inMemory } from './in-memory.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts';
 
 /**
  * Preflight and plan: every check runs and every row is counted before the first byte is sent.
- * Null when `req.isFresh` says the client already holds this version. Four ways out: fresh (304),
- * rows from the cache, the whole window copied before answering, or groups streamed.
+ * Null when `req.isFresh` says the client already holds this version. Five ways out: fresh (304),
+ * rows from the cache, a small window's rows read into memory, the whole window copied before
+ * answering, or groups streamed.
  */
 export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract | null> {
   const request = requestConnection(ctx.engine, ctx.signal);
@@ -33,6 +35,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     ctx.signal.throwIfAborted();
     const prepared = { ctx, req, sources, spec, connection, release: request.release };
     const whole = wholeWindowPlan(ctx, req, sources);
+    if (whole && inMemory(ctx, req, sources, whole)) return await answerInMemory({ ...prepared, ...whole, cacheKey });
     return whole ? await copyWholeWindow({ ...prepared, ...whole, cacheKey }) : await streamGroups(prepared);
   } catch (e) {
     request.release();
@@ -56,7 +59,7 @@ function rowsCacheKey(ctx: ExtractContext, req: ExtractRequest, sources: Sources
 
 function answerFromCache(ctx: ExtractContext, cacheKey: string | null, sources: Sources): Extract | null {
   const cached = cacheKey ? ctx.rowsCache?.get(cacheKey) : undefined;
-  return cached ? fromMemory(sources, cached) : null;
+  return cached ? fromMemory(sources, cached, 'cache') : null;
 }
 
 /** What the query needs, the request's box filters resolved to the shapes they hold. */

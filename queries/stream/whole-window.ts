@@ -10,7 +10,7 @@ import { compileRows } from '../sql/compile.ts';
 import { compileCopy } from '../sql/compile-copy.ts';
 import type { Window } from '../window.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
-import type { Extract, ExtractContext, ExtractRequest, PreparedExtract } from './extract-types.ts';
+import type { Extract, ExtractContext, ExtractWay, ExtractRequest, PreparedExtract } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
 import { pageVersion, type FileGroup } from './plan.ts';
 import { idleHelpers } from './request-connection.ts';
@@ -115,7 +115,7 @@ async function copySlices(w: WholeWindowCopy, { connections, windows, files }: S
   return returned;
 }
 
-async function verifyWritten(w: WholeWindowCopy, returned: number): Promise<void> {
+export async function verifyWritten(w: WholeWindowCopy, returned: number): Promise<void> {
   // An interrupt that reached a statement while it was still being prepared is lost: look again.
   w.ctx.signal.throwIfAborted();
   // The file checks counted the files' rows (at most ROW_LIMIT, or this path is not taken): more
@@ -132,7 +132,7 @@ async function admitToCache(w: WholeWindowCopy, files: readonly string[], writte
   if (!kept) return null;
   const rows = { bytes: kept, ...written };
   cache.set(w.cacheKey, rows);
-  return fromMemory(w.sources, rows);
+  return fromMemory(w.sources, rows, 'copy');
 }
 
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
@@ -154,7 +154,7 @@ async function sendWritten(w: WholeWindowCopy, files: readonly string[], written
     for (const f of files) void rm(f, { force: true });
   };
   // The separator before the first row is not sent (every row carries one when there are rows).
-  return wholeWindow(w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose);
+  return wholeWindow('copy', w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose);
 }
 
 const removeAll = (files: readonly string[]) => Promise.all(files.map((f) => rm(f, { force: true })));
@@ -181,14 +181,14 @@ async function keepSmall(files: readonly string[], skip: number, maxBytes: numbe
 }
 
 /** A whole window's response: nothing cut, nothing to continue. */
-function wholeWindow(sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
-  return { observation: sources.observation, folderValue: sources.folderValue, ...written, truncated: false, next: null, chunks, dispose };
+function wholeWindow(way: ExtractWay, sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
+  return { way, observation: sources.observation, folderValue: sources.folderValue, ...written, truncated: false, next: null, chunks, dispose };
 }
 
-/** A response whose rows are already in memory: no connection, nothing to clean up. */
-export function fromMemory(sources: Sources, rows: CachedRows): Extract {
+/** A response whose rows are already in memory (from the cache, or just read): no connection, nothing to clean up. */
+export function fromMemory(sources: Sources, rows: CachedRows, way: ExtractWay): Extract {
   const chunks = async function* () {
     if (rows.bytes.length > 0) yield rows.bytes;
   };
-  return wholeWindow(sources, { returned: rows.returned, dataVersion: rows.dataVersion, bytes: rows.bytes.length }, chunks, () => undefined);
+  return wholeWindow(way, sources, { returned: rows.returned, dataVersion: rows.dataVersion, bytes: rows.bytes.length }, chunks, () => undefined);
 }

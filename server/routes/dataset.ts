@@ -65,7 +65,7 @@ async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: Ap
     reply.headers(metaHeaders(meta)).headers(page?.headers(x) ?? {}).type(page?.mediaType ?? FORMATS[q.format].mediaType);
     if (encoding !== 'identity') reply.header('content-encoding', encoding);
     if (length !== null) reply.header('content-length', length);
-    ctx.metrics.observeExtract(d.name, x.returned);
+    ctx.metrics.observeExtract(d.name, x.returned, x.way);
   };
   if (request.method === 'HEAD') {
     x.dispose();

@@ -1,0 +1,75 @@
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
+import { Utf8 } from 'apache-arrow';
+import { runPrepared } from '../engine/statements.ts';
+import type { Sources } from '../files/preflight.ts';
+import { FORMATS } from '../formats.ts';
+import { compileRows } from '../sql/compile.ts';
+import { FEATURE_COPY } from '../sql/compile-copy.ts';
+import { sinkFor } from './arrow-columns.ts';
+import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
+import { listedFiles } from './listed-files.ts';
+import { pageVersion } from './plan.ts';
+import { fromMemory, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
+
+/**
+ * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
+ * most `ctx.inMemoryRows` rows is answered from one prepared statement's result: no temp file, no
+ * second statement, the count is the result's. Other windows are copied to temp files first.
+ */
+export function inMemory(ctx: ExtractContext, req: ExtractRequest, sources: Sources, whole: WholeWindowPlan): boolean {
+  return whole.body.copy === FEATURE_COPY && FORMATS[req.format].native(req.descriptor) && sources.fileRows !== null && sources.fileRows <= ctx.inMemoryRows;
+}
+
+/** What the statement depends on besides its text: every file as listed (a replaced file is another statement). */
+const filesIdentity = (sources: Sources) => listedFiles(sources).map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`).join('\0');
+
+/**
+ * The window's rows exactly as the temp-file copy writes them (FEATURE_COPY: a comma before every
+ * Feature but the first, a newline after each), read as bytes from DuckDB's vectors.
+ */
+export function featureBytes(result: DuckDBMaterializedResult): Buffer {
+  if (result.columnCount !== 1 || result.columnTypeId(0) !== DuckDBTypeId.VARCHAR) throw new Error('the Feature select must give one VARCHAR column');
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (let i = 0; i < result.chunkCount; i++) {
+    const chunk = result.getChunk(i);
+    const rows = chunk.rowCount;
+    const sink = sinkFor(new Utf8(), rows);
+    sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 0), rows, 0, rows, 0);
+    const data = sink.take(rows);
+    const offsets = data.valueOffsets;
+    const text = data.values as Uint8Array;
+    const out = Buffer.allocUnsafe(offsets[rows]! + 2 * rows);
+    let at = 0;
+    for (let r = 0; r < rows; r++) {
+      if (total + at > 0) out[at++] = 0x2c; // ','
+      out.set(text.subarray(offsets[r]!, offsets[r + 1]!), at);
+      at += offsets[r + 1]! - offsets[r]!;
+      out[at++] = 0x0a; // '\n'
+    }
+    parts.push(out.subarray(0, at));
+    total += at;
+  }
+  return Buffer.concat(parts, total);
+}
+
+/** The window from one statement's result in memory, checked like a copied window, kept in the rows cache when asked again. */
+export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
+  const rows = compileRows({
+    spec: w.spec,
+    files: w.group.files,
+    select: FORMATS[w.req.format].rows,
+    from: w.req.window?.from ?? null,
+    to: w.req.window?.to ?? null,
+    order: w.group.presorted ? 'stored' : 'sort',
+  });
+  const result = await runPrepared(w.connection, rows.sql, rows.params, filesIdentity(w.sources));
+  const bytes = featureBytes(result);
+  w.release();
+  await verifyWritten(w, result.rowCount);
+  const written = { bytes, returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  const cache = w.ctx.rowsCache;
+  if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
+  return fromMemory(w.sources, written, 'memory');
+}

@@ -1,0 +1,98 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATASETS, type DatasetDescriptor } from '../../../datasets/index.ts';
+import { runPrepared } from '../../../queries/engine/statements.ts';
+import { FORMATS } from '../../../queries/formats.ts';
+import { compileRows } from '../../../queries/sql/compile.ts';
+import { compileCopy, FEATURE_COPY } from '../../../queries/sql/compile-copy.ts';
+import { copyInto } from '../../../queries/stream/copy-stream.ts';
+import { featureBytes } from '../../../queries/stream/in-memory.ts';
+import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { openDuck, spec, writeFixtures } from '../sql/compile-fixtures.ts';
+import { writeEdgeFile } from '../sql/feature-edges.ts';
+
+let instance: DuckDBInstance;
+let c: DuckDBConnection;
+let work: string;
+beforeAll(async () => {
+  ({ instance, c } = await openDuck());
+  work = await mkdtemp(path.join(os.tmpdir(), 'in-memory-'));
+});
+afterAll(async () => {
+  instance.closeSync();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Datasets whose GeoJSON Features DuckDB writes (burnt areas' WKB goes through JavaScript and is never read into memory this way). */
+const NATIVE = DATASETS.filter((d) => FORMATS.geojson.native(d));
+let copies = 0;
+
+/** The same select two ways: COPY into a temp file (the first separator dropped, as sent), and the prepared statement's result in memory. */
+async function bothWays(d: DatasetDescriptor, dataDir: string, files: string[], stationFiles: string[]) {
+  const q = compileRows({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select: FORMATS.geojson.rows, from: null, to: null });
+  const target = path.join(work, `copy-${copies++}.csv`);
+  const rows = await copyInto(c, compileCopy(q, FEATURE_COPY, target, work));
+  const copied = (await readFile(target)).subarray(1);
+  const result = await runPrepared(c, q.sql, q.params, files.join());
+  return { rows, copied, inMemory: featureBytes(result), returned: result.rowCount };
+}
+
+describe('a small window read into memory: the bytes the temp-file copy sends', () => {
+  it('GeoJSON is the only format read this way, and not for WKB geometry', () => {
+    expect(NATIVE.map((d) => d.name)).toEqual(['hotspots', 'fire-danger', 'sensor-stations', 'sensor-readings']);
+  });
+
+  it.each(NATIVE.map((d) => [d.name, d] as const))('%s: edge values (NaN, ±Inf, -0, huge and tiny doubles, unicode, control characters, nulls)', async (_name, d) => {
+    const dataDir = path.join(work, `edges-${d.name}`);
+    const stations = [await writeEdgeFile(c, dataDir, DATASETS.find((x) => x.name === 'sensor-stations')!, 11)];
+    const files = d.name === 'sensor-stations' ? stations : [await writeEdgeFile(c, dataDir, d, 7)];
+    const { rows, copied, inMemory, returned } = await bothWays(d, dataDir, files, stations);
+    expect(returned).toBe(rows);
+    expect(rows).toBeGreaterThan(30);
+    expect(inMemory.equals(copied)).toBe(true);
+  });
+
+  it.each(NATIVE.map((d) => [d.name, d] as const))('%s: the everyday fixtures', async (_name, d) => {
+    const { dataDir, files } = await writeFixtures();
+    const { rows, copied, inMemory } = await bothWays(d, dataDir, files[d.name]!, files['sensor-stations']!);
+    expect(rows).toBeGreaterThan(1);
+    expect(inMemory.equals(copied)).toBe(true);
+  });
+
+  it('many chunks: 40,000 hotspots in two files', async () => {
+    const dataDir = await writeBulkHotspotDays(2);
+    const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
+    const files = ['2025-08-01', '2025-08-02'].map((day) => path.join(dataDir, `hotspots/date=${day}/a.parquet`));
+    const { rows, copied, inMemory } = await bothWays(hotspots, dataDir, files, []);
+    expect(rows).toBe(40_000);
+    expect(inMemory.equals(copied)).toBe(true);
+  });
+
+  it('a statement is prepared once per connection, text and version; the 32 most recent are kept', async () => {
+    const own = await instance.connect();
+    const prepare = own.prepare.bind(own);
+    let prepared = 0;
+    own.prepare = (sql: string) => (prepared++, prepare(sql));
+    const value = async (n: number, version: string) => (await (await runPrepared(own, `SELECT ${n} + CAST($1 AS INTEGER)`, ['1'], version)).getRows())[0]![0];
+    expect(await value(1, 'a')).toBe(2);
+    expect(await value(1, 'a')).toBe(2);
+    expect(prepared).toBe(1);
+    await value(1, 'b');
+    expect(prepared).toBe(2);
+    for (let n = 2; n <= 32; n++) await value(n, 'a');
+    expect(prepared).toBe(33);
+    await value(1, 'b'); // the most recent 32 are (1, b) and 2..32: (1, a) was the oldest
+    expect(prepared).toBe(33);
+    await value(1, 'a');
+    expect(prepared).toBe(34);
+    own.closeSync();
+  });
+
+  it('a failure is an error, never a short result', async () => {
+    const q = compileRows({ spec: spec(DATASETS[0]!, work, {}), files: [path.join(work, 'missing.parquet')], select: FORMATS.geojson.rows, from: null, to: null });
+    await expect(runPrepared(c, q.sql, q.params, 'v1')).rejects.toThrow();
+  });
+});

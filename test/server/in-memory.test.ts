@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { writeSampleData } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+// Small GeoJSON windows are read into memory by one statement; with IN_MEMORY_ROWS=0 the same
+// windows are copied to temp files. Every response must be the same bytes either way.
+let inMemory: TestServer;
+let copied: TestServer;
+beforeAll(async () => {
+  const dir = await writeSampleData();
+  await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 30_000, 5, 3);
+  inMemory = await startServer(dir);
+  copied = await startServer(dir, { IN_MEMORY_ROWS: '0' });
+}, 60_000);
+afterAll(async () => {
+  await inMemory?.close();
+  await copied?.close();
+});
+
+const WINDOW = 'from=2025-08-01&to=2025-08-03';
+const QUERIES = [
+  `/api/v1/hotspots?${WINDOW}`,
+  '/api/v1/hotspots?from=2025-08-05T01:00:00Z&to=2025-08-05T02:00:00Z',
+  '/api/v1/hotspots?from=2025-08-05&to=2025-08-06',
+  '/api/v1/hotspots?from=2025-08-05T03:00:00Z&to=2025-08-05T09:00:00Z&bbox=-8.05,39.0,-8.0,39.05',
+  '/api/v1/hotspots?from=2025-08-01&to=2025-08-07&country=ES',
+  '/api/v1/hotspots?from=2025-08-04&to=2025-08-05',
+  `/api/v1/burnt-areas?${WINDOW}`,
+  `/api/v1/fire-danger?${WINDOW}`,
+  `/api/v1/fire-danger?${WINDOW}&model=effis-ecmwf&level=country`,
+  '/api/v1/sensor-stations?',
+  `/api/v1/sensor-readings?${WINDOW}`,
+];
+const FORMATS: [string, Record<string, string>, string][] = [
+  ['geojson', {}, ''],
+  ['csv', {}, '&format=csv'],
+  ['parquet', { accept: 'application/vnd.apache.parquet' }, ''],
+  ['arrow', { accept: 'application/vnd.apache.arrow.stream' }, ''],
+];
+
+/** What a response says, the one field allowed to differ (the chain's age moves with the clock) blanked. */
+async function answer(s: TestServer, query: string, headers: Record<string, string>) {
+  const r = await s.get(query, { headers });
+  const body = Buffer.from(await r.arrayBuffer()).toString('latin1').replace(/"ageSeconds":\d+/g, '"ageSeconds":0');
+  return { status: r.status, returned: r.headers.get('x-returned'), etag: r.headers.get('etag'), type: r.headers.get('content-type'), body };
+}
+
+const ways = async (s: TestServer) => {
+  const text = await (await fetch(`${s.url}/metrics`)).text();
+  return Object.fromEntries([...text.matchAll(/^fire_api_extracts_total\{dataset="hotspots",way="(\w+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+};
+
+describe('small windows read into memory give the bytes of the temp-file copy', () => {
+  it.each(FORMATS)('%s: every dataset, windows large and small, filtered and empty', async (_name, headers, suffix) => {
+    for (const q of QUERIES) {
+      const query = `${q}${suffix}`;
+      const [a, b] = [await answer(inMemory, query, headers), await answer(copied, query, headers)];
+      expect(a.status, query).toBe(200);
+      expect(a, query).toEqual(b);
+    }
+  });
+
+  it('the GeoJSON windows were read into memory by one server and copied by the other', async () => {
+    const hour = '/api/v1/hotspots?from=2025-08-05T02:00:00Z&to=2025-08-05T03:00:00Z';
+    const [before, beforeCopied] = [await ways(inMemory), await ways(copied)];
+    const [a, b] = [await answer(inMemory, hour, {}), await answer(copied, hour, {})];
+    expect(Number(a.returned)).toBeGreaterThan(2048);
+    expect(a).toEqual(b);
+    const [after, afterCopied] = [await ways(inMemory), await ways(copied)];
+    expect((after.memory ?? 0) - (before.memory ?? 0)).toBe(1);
+    expect(after.copy ?? 0).toBe(before.copy ?? 0);
+    expect((afterCopied.copy ?? 0) - (beforeCopied.copy ?? 0)).toBe(1);
+    expect(afterCopied.memory ?? 0).toBe(0);
+  });
+});
