@@ -26,7 +26,8 @@ beforeAll(async () => {
     return;
   }
   logs = captureLogs();
-  server = await startServer(await writeBulkHotspotDays(2), { TEMP_DIR: mountPoint, LOG_LEVEL: 'info' }, { logStream: logs.stream });
+  // IN_MEMORY_ROWS=0: the GeoJSON window would otherwise be read into memory, needing no temp space at all.
+  server = await startServer(await writeBulkHotspotDays(2), { TEMP_DIR: mountPoint, LOG_LEVEL: 'info', IN_MEMORY_ROWS: '0' }, { logStream: logs.stream });
 }, 60_000);
 afterAll(async () => {
   if (mountError !== null) return;
