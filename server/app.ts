@@ -2,6 +2,7 @@ import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
 import { Extents } from '../queries/files/extent.ts';
+import { FolderListings } from '../queries/files/folder-listings.ts';
 import { BackgroundChecks } from '../queries/files/background-checks.ts';
 import { Engine } from '../queries/engine/engine.ts';
 import { EngineBusyError, isOutOfTempSpace } from '../queries/errors.ts';
@@ -163,6 +164,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
+      listings: new FolderListings(),
       connectionsPerExtract: config.extractConnections,
       tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
       aheadBytes: config.extractAheadBytes,

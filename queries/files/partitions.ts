@@ -1,8 +1,10 @@
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { CHAIN_FILE } from './chain.ts';
 import type { DataFile } from './data-file.ts';
+import type { FolderListings } from './folder-listings.ts';
 import { DatasetUnavailableError } from '../errors.ts';
 import { parseInstant, type Instant } from '../instant.ts';
 import { supersededNames } from './superseded.ts';
@@ -35,12 +37,8 @@ async function listDir(dir: string, dataset: string) {
  * Data files directly in `dir` (less those a compacted file replaces), sorted by name so listings
  * are deterministic, and the names never read.
  */
-async function readFolder(dir: string, dataset: string): Promise<{ files: DataFile[]; ignored: string[] }> {
-  const entries = (await listDir(dir, dataset)).filter((e) => e.isFile());
-  const listed = entries.filter((e) => isDataFileName(e.name)).map((e) => e.name).sort();
-  const superseded = await supersededNames(dir, listed);
-  const names = listed.filter((name) => !superseded.has(name));
-  const ignored = entries.filter((e) => !isDataFileName(e.name) && e.name !== CHAIN_FILE).map((e) => e.name).sort();
+async function readFolder(dir: string, dataset: string, listings?: FolderListings): Promise<{ files: DataFile[]; ignored: string[] }> {
+  const { names, ignored } = await (listings ? listings.of(dir, 'files', () => fileNames(dir, dataset)) : fileNames(dir, dataset));
   const files = await Promise.all(
     names.map(async (name) => {
       const p = path.join(dir, name);
@@ -53,14 +51,27 @@ async function readFolder(dir: string, dataset: string): Promise<{ files: DataFi
   return { files, ignored };
 }
 
+/** The names of the data files directly in `dir` (less those a compacted file replaces), and the names never read. */
+async function fileNames(dir: string, dataset: string): Promise<{ names: string[]; ignored: string[] }> {
+  const entries = (await listDir(dir, dataset)).filter((e) => e.isFile());
+  const listed = entries.filter((e) => isDataFileName(e.name)).map((e) => e.name).sort();
+  const superseded = await supersededNames(dir, listed);
+  const ignored = entries.filter((e) => !isDataFileName(e.name) && e.name !== CHAIN_FILE).map((e) => e.name).sort();
+  return { names: listed.filter((name) => !superseded.has(name)), ignored };
+}
+
 /** Data files directly in `dir`, sorted by name: the one place a folder's files are listed. */
-export async function listFiles(dir: string, dataset: string): Promise<DataFile[]> {
-  return (await readFolder(dir, dataset)).files;
+export async function listFiles(dir: string, dataset: string, listings?: FolderListings): Promise<DataFile[]> {
+  return (await readFolder(dir, dataset, listings)).files;
 }
 
 /** Values `v` of sub-folders `key=v` of `dir` (e.g. the models of fire-danger), sorted. */
-export async function listKeyValues(dir: string, key: string, dataset: string): Promise<string[]> {
-  const entries = await listDir(dir, dataset);
+export async function listKeyValues(dir: string, key: string, dataset: string, listings?: FolderListings): Promise<string[]> {
+  const values = async () => keyValues(await listDir(dir, dataset), key);
+  return listings ? listings.of(dir, `key ${key}`, values) : values();
+}
+
+function keyValues(entries: Dirent[], key: string): string[] {
   const prefix = `${key}=`;
   return entries
     .filter((e) => e.isDirectory() && !ignoredEntry(e.name) && e.name.startsWith(prefix) && e.name.length > prefix.length)
@@ -89,30 +100,38 @@ export async function malformedPartitionFolders(dir: string, d: DatasetDescripto
 }
 
 /** Partition folders of `dir` overlapping the window, in time order. */
-async function partitionFolders(dir: string, d: DatasetDescriptor, window: Window): Promise<{ key: string; start: Instant; end: Instant; dir: string }[]> {
+async function partitionFolders(dir: string, d: DatasetDescriptor, window: Window, listings?: FolderListings): Promise<PartitionFolder[]> {
   const time = d.time;
   if (!time) throw new Error(`${d.name} is not partitioned by time`);
-  const keys = await listKeyValues(dir, time.partition, d.name);
-  return keys
-    .map((key) => ({ key, ...partitionRange(time.partition, key), dir: path.join(dir, `${time.partition}=${key}`) }))
-    .filter((p): p is { key: string; start: Instant; end: Instant; dir: string } => p.start !== undefined && p.end !== undefined)
-    .filter((p) => p.start < window.to && p.end > window.from);
+  const all = async () =>
+    (await listKeyValues(dir, time.partition, d.name))
+      .map((key) => ({ key, ...partitionRange(time.partition, key), dir: path.join(dir, `${time.partition}=${key}`) }))
+      .filter((p): p is PartitionFolder => p.start !== undefined && p.end !== undefined);
+  const folders = await (listings ? listings.of(dir, `partitions ${time.partition}`, all) : all());
+  return folders.filter((p) => p.start < window.to && p.end > window.from);
+}
+
+interface PartitionFolder {
+  key: string;
+  start: Instant;
+  end: Instant;
+  dir: string;
 }
 
 const inPartition = (files: DataFile[], p: { start: Instant; end: Instant }) => files.map((f) => ({ ...f, partition: { start: p.start, end: p.end } }));
 
 /** Partitions of `dir` overlapping the window, in time order, with their data files. */
-export async function listPartitions(dir: string, d: DatasetDescriptor, window: Window): Promise<Partition[]> {
+export async function listPartitions(dir: string, d: DatasetDescriptor, window: Window, listings?: FolderListings): Promise<Partition[]> {
   return Promise.all(
-    (await partitionFolders(dir, d, window)).map(async ({ dir: folder, ...p }) => ({ ...p, files: inPartition(await listFiles(folder, d.name), p) })),
+    (await partitionFolders(dir, d, window, listings)).map(async ({ dir: folder, ...p }) => ({ ...p, files: inPartition(await listFiles(folder, d.name, listings), p) })),
   );
 }
 
 /** The folders a dataset's files are under: its own, or one per folder choice (fire-danger's `model=`). */
-export async function datasetFolders(dir: string, d: DatasetDescriptor): Promise<{ dir: string; value: string | null }[]> {
+export async function datasetFolders(dir: string, d: DatasetDescriptor, listings?: FolderListings): Promise<{ dir: string; value: string | null }[]> {
   const choice = d.folderChoice;
   if (!choice) return [{ dir, value: null }];
-  return (await listKeyValues(dir, choice.key, d.name)).map((value) => ({ dir: path.join(dir, `${choice.key}=${value}`), value }));
+  return (await listKeyValues(dir, choice.key, d.name, listings)).map((value) => ({ dir: path.join(dir, `${choice.key}=${value}`), value }));
 }
 
 /** Everything in a dataset's folder, paths relative to `DATA_DIR` except the files'. */

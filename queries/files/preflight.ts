@@ -7,6 +7,7 @@ import { DataParameterError, DatasetUnavailableError } from '../errors.ts';
 import type { FileChecker, FileVerdict } from './check.ts';
 import { fingerprint } from './footer.ts';
 import type { DataFile } from './data-file.ts';
+import type { FolderListings } from './folder-listings.ts';
 import { datasetFolders, listFiles, listPartitions, type Partition } from './partitions.ts';
 import type { Window } from '../window.ts';
 
@@ -46,6 +47,8 @@ export interface CheckContext {
   signal: AbortSignal;
   /** Idle connections lent for checking many files at once; the caller's leases, released here. */
   borrowIdle?: () => Lease[];
+  /** Folder listings kept while their folders are unchanged. */
+  listings?: FolderListings;
 }
 
 /**
@@ -80,10 +83,10 @@ async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ di
   return { dir, observation: chain.observation };
 }
 
-async function chooseFolder(dir: string, d: DatasetDescriptor, value: string | undefined): Promise<{ dir: string; value: string | null }> {
+async function chooseFolder(ctx: CheckContext, dir: string, d: DatasetDescriptor, value: string | undefined): Promise<{ dir: string; value: string | null }> {
   const choice = d.folderChoice;
   if (!choice) return { dir, value: null };
-  const folders = await datasetFolders(dir, d);
+  const folders = await datasetFolders(dir, d, ctx.listings);
   if (folders.length === 0) throw new DatasetUnavailableError(d.name, `no ${choice.key} folders`);
   const wanted = value ?? folders[0]!.value ?? '';
   const chosen = folders.find((f) => f.value === wanted);
@@ -125,17 +128,17 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
 export async function resolveSources(ctx: CheckContext, req: SourceRequest): Promise<Sources> {
   const d = req.descriptor;
   const { dir, observation } = await datasetDir(ctx, d);
-  const folder = await chooseFolder(dir, d, req.folderValue);
+  const folder = await chooseFolder(ctx, dir, d, req.folderValue);
   const partitions: Partition[] =
     d.time && req.window
-      ? await listPartitions(folder.dir, d, req.window)
-      : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name) }];
+      ? await listPartitions(folder.dir, d, req.window, ctx.listings)
+      : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name, ctx.listings) }];
   const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows, rowsByFile } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
   let stationHashes: string[] = [];
   if (req.needsStations) {
     const stations = await datasetDir(ctx, STATIONS_DATASET);
-    stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name);
+    stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name, ctx.listings);
     stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
   const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);

@@ -5,6 +5,7 @@ import type { RowsCache } from '../engine/rows-cache.ts';
 import type { TempBudget } from '../engine/temp-budget.ts';
 import type { Observation } from '../files/chain.ts';
 import type { FileChecker } from '../files/check.ts';
+import type { FolderListings } from '../files/folder-listings.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { Format } from '../formats.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -27,6 +28,8 @@ export interface ExtractContext {
   nowMs: number;
   /** Aborted on client disconnect, spent engine budget or a stalled client: interrupts whatever query of this request runs. */
   signal: AbortSignal;
+  /** Folder listings kept while their folders are unchanged (absent: every request lists). */
+  listings?: FolderListings;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
   /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */

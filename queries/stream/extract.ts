@@ -47,7 +47,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
 function listSources(ctx: ExtractContext, req: ExtractRequest, connection: () => Promise<DuckDBConnection>): Promise<Sources> {
   const needsStations = FORMATS[req.format].stationPoints && req.descriptor.geometry.kind === 'station';
   return resolveSources(
-    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1) },
+    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1), listings: ctx.listings },
     { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
   );
 }
