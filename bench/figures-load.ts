@@ -4,6 +4,7 @@ import type { ConcurrentResult } from './concurrent.ts';
 import { TARGETS } from './figures.ts';
 import type { GrowthResult } from './growth.ts';
 import type { LoadMeasured } from './measure.ts';
+import type { FloorResult } from './engine-floor.ts';
 import type { SmallWindowsResult } from './small-windows.ts';
 import { atLeast, atMost, headline, info, mustHold, type Figure } from './table.ts';
 
@@ -40,7 +41,7 @@ export function coldStartFigures(r: ColdStartResult): Figure[] {
 }
 
 /** `context`: the server's per-key limit and the data's mean density, which small-windows' figures are read against. */
-export function smallWindowsFigures(r: SmallWindowsResult, context: { rateLimitPerMinute: number; meanFeaturesPerHour: number }): Figure[] {
+export function smallWindowsFigures(r: SmallWindowsResult & { floor: FloorResult }, context: { rateLimitPerMinute: number; meanFeaturesPerHour: number }): Figure[] {
   const s = 'small-windows';
   const t = TARGETS[s];
   return [
@@ -56,6 +57,13 @@ export function smallWindowsFigures(r: SmallWindowsResult, context: { rateLimitP
     headline(atMost(s, 'latency p99', r.latencyP99Ms, t.maxP99Ms, 'ms')),
     info(s, 'latency p50', r.latencyP50Ms, 'ms'),
     info(s, 'latency max', r.latencyMaxMs, 'ms'),
+    info(s, `engine floor: DuckDB in the bench, ${r.floor.connections} connections × ${r.floor.threads} thread(s), the same hours' whole ordered rows`, r.floor.queriesPerSecond, 'q/s'),
+    info(s, 'engine floor: p99', r.floor.p99Ms, 'ms'),
+    headline(atLeast(s, 'req/s ÷ engine floor q/s', r.requestsPerSecond / r.floor.queriesPerSecond, t.minFloorRatio)),
+    atMost(s, `latency p99 at ${r.connections} connections (issue #19's target)`, r.latencyP99Ms, t.maxP99MsVsFloor, 'ms'),
+    info(s, `one client, one request at a time (${r.sequential.seconds} s, ${r.sequential.requests} requests): p50`, r.sequential.p50Ms, 'ms'),
+    info(s, 'engine floor, one connection: p50', r.floor.sequentialP50Ms, 'ms'),
+    headline(atMost(s, 'one client p50 ÷ engine floor one-connection p50', r.sequential.p50Ms / r.floor.sequentialP50Ms, t.maxSequentialRatio)),
     info(s, 'mean response size', r.meanResponseBytes / 1000, 'kB'),
     info(s, 'bytes received per second', r.bytesPerSecond / 1e6, 'MB/s'),
     info(s, 'server CPU time (all threads)', r.serverCpuSeconds, 's'),

@@ -8,7 +8,7 @@ export const TARGETS = {
   'month-geojson': { minFeaturesPerSecond: 300_000, maxRatio: 1.0, maxFeatureRatio: 1.0 },
   'year-readings-csv': { maxRatio: 0.8 },
   'concurrent-year-csv': { maxPeakRssMb: 600, minSpeedup: 1.0 },
-  'small-windows': { minRequestsPerSecond: 1_000, maxP99Ms: 50 },
+  'small-windows': { minRequestsPerSecond: 1_000, maxP99Ms: 50, minFloorRatio: 0.8, maxP99MsVsFloor: 150, maxSequentialRatio: 2 },
   'window-sizes': { maxSpread: 1.2 },
   aborts: { maxBusyAfter: 0, maxRssGrowth: 1.1 },
 } as const;

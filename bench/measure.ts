@@ -14,6 +14,7 @@ import { extractPath, measureRequest, runScenario, type ScenarioResult } from '.
 import type { ScenarioName } from './scenario-names.ts';
 import type { ServerProcess } from './server-process.ts';
 import { prepareSetup, withServer, type ServerSetup, type Session } from './session.ts';
+import { runEngineFloor, type FloorResult } from './engine-floor.ts';
 import { runSmallWindows, type SmallWindowsResult } from './small-windows.ts';
 
 type Log = (line: string) => void;
@@ -34,7 +35,7 @@ const SHARED_SERVER: readonly ScenarioName[] = ['year-csv', 'month-geojson', 'ye
 export interface LoadMeasured {
   'concurrent-year-csv'?: ConcurrentResult;
   'cold-first-byte'?: ColdStartResult;
-  'small-windows'?: SmallWindowsResult;
+  'small-windows'?: SmallWindowsResult & { floor: FloorResult };
   'window-sizes'?: GrowthResult;
   aborts?: AbortsResult;
 }
@@ -77,8 +78,15 @@ async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, set
   if (only.has('small-windows')) {
     log(`small-windows: ${SMALL_WINDOW_CONNECTIONS} connections, ${o.smallSeconds} s of 1-hour GeoJSON windows (autocannon) ...`);
     const small = await runSmallWindows(server, { dataset: hotspots.name, window: fullWindow(o), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds, keys: setup.keys });
-    log(`small-windows: ${small.requestsPerSecond.toFixed(0)} req/s, p99 ${small.latencyP99Ms} ms, statuses ${JSON.stringify(small.statusCounts)}`);
-    m.load['small-windows'] = small;
+    log(`small-windows: ${small.requestsPerSecond.toFixed(0)} req/s, p99 ${small.latencyP99Ms} ms, statuses ${JSON.stringify(small.statusCounts)}; one client: p50 ${small.sequential.p50Ms} ms`);
+    const { duckdbConnections: connections, duckdbThreads: threads, duckdbMemoryLimit: memoryLimit } = setup.config;
+    log(`small-windows: engine floor, DuckDB in the bench process (${connections} connections, ${threads} thread(s)), the same hours ...`);
+    const floor = await runEngineFloor(
+      { dataDir: o.dataDir, dataset: hotspots.name, timeColumn: hotspots.time!.column, orderBy: hotspots.orderBy, window: fullWindow(o), connections, threads, memoryLimit, seconds: o.smallSeconds, sequentialSeconds: small.sequential.seconds },
+      1,
+    );
+    log(`small-windows: engine floor ${floor.queriesPerSecond.toFixed(0)} q/s, p99 ${floor.p99Ms.toFixed(1)} ms; one connection p50 ${floor.sequentialP50Ms.toFixed(1)} ms`);
+    m.load['small-windows'] = { ...small, floor };
   }
 }
 

@@ -48,19 +48,27 @@ export interface SmallWindowsResult {
   /** Requests of the measured run answered from the server's rows cache (a repeated hour), and not. */
   cacheHits: number;
   cacheMisses: number;
+  /** One client sending one request at a time, after the measured run. */
+  sequential: { seconds: number; requests: number; p50Ms: number };
+}
+
+/** Start times (ms) of random hours of the window (seeded, so runs repeat); the engine floor draws the same hours. */
+export function randomHours(window: DayWindow, seed: number): () => number {
+  const random = seededRandom(seed);
+  const fromMs = Date.parse(`${window.from}T00:00:00Z`);
+  const hours = (Date.parse(`${window.to}T00:00:00Z`) - fromMs) / HOUR_MS;
+  return () => fromMs + randomInt(random, 0, hours) * HOUR_MS;
 }
 
 /**
- * Every request a random hour of the window (seeded, so runs repeat): the server cannot answer
- * from one warm partition. Every request goes through key, rate limit and preflight; an hour asked
- * before may be answered from the server's rows cache, and the figures count how many were.
+ * Every request a random hour of the window: the server cannot answer from one warm partition.
+ * Every request goes through key, rate limit and preflight; an hour asked before may be answered
+ * from the server's rows cache, and the figures count how many were.
  */
 function hourPaths(ask: SmallWindowsAsk, seed: number): () => string {
-  const random = seededRandom(seed);
-  const fromMs = Date.parse(`${ask.window.from}T00:00:00Z`);
-  const hours = (Date.parse(`${ask.window.to}T00:00:00Z`) - fromMs) / HOUR_MS;
+  const nextHour = randomHours(ask.window, seed);
   return () => {
-    const startMs = fromMs + randomInt(random, 0, hours) * HOUR_MS;
+    const startMs = nextHour();
     return `/api/v1/${ask.dataset}?from=${hourText(startMs)}&to=${hourText(startMs + HOUR_MS)}`;
   };
 }
@@ -80,6 +88,14 @@ export function fire(server: ServerProcess, ask: SmallWindowsAsk, seconds: numbe
   return new Promise((resolve, reject) => {
     autocannon({ url: server.baseUrl, connections: ask.connections, duration: seconds, timeout: 30, setupClient }, (error, result) => (error ? reject(error) : resolve(result)));
   });
+}
+
+/** One connection, one request at a time, for a quarter of the measured run: the latency a polling script sees. */
+async function sequentialRun(server: ServerProcess, ask: SmallWindowsAsk): Promise<SmallWindowsResult['sequential']> {
+  const seconds = Math.max(2, ask.seconds / 4);
+  const result = await fire(server, { ...ask, connections: 1 }, seconds, 1);
+  server.assertAlive();
+  return { seconds, requests: result.requests.total, p50Ms: result.latency.p50 };
 }
 
 /** small-windows: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
@@ -122,5 +138,6 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
     maxQueued: gauges.fire_api_duckdb_requests_queued!,
     cacheHits: cacheDelta('fire_api_rows_cache_hits_total'),
     cacheMisses: cacheDelta('fire_api_rows_cache_misses_total'),
+    sequential: await sequentialRun(server, ask),
   };
 }

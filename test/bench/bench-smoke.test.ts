@@ -84,6 +84,12 @@ describe('bench/extract.ts at tiny scale', () => {
     expect(cold).toMatchObject({ status: 200 });
     expect(small!.requests as number).toBeGreaterThan(0);
     expect(small).toMatchObject({ non2xx: 0, errors: 0, connections: 50, keys: 4 });
+    // The engine floor ran the same hours in the bench's DuckDB, and one client measured its p50.
+    const { floor, sequential } = small as { floor: { queries: number; sequentialQueries: number; meanRows: number }; sequential: { requests: number; p50Ms: number } };
+    expect(floor.queries).toBeGreaterThan(0);
+    expect(floor.sequentialQueries).toBeGreaterThan(0);
+    expect(floor.meanRows).toBeGreaterThan(0);
+    expect(sequential.requests).toBeGreaterThan(0);
     expect((sizes!.windows as unknown[]).length).toBe(3);
     expect(aborts).toMatchObject({ requests: 20, non200: 0, broken: 0 });
     expect((aborts!.abortedMidStream as number) + (aborts!.endedBeforeAbort as number)).toBe(20);
