@@ -1,3 +1,4 @@
+import { rm, writeFile } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
@@ -7,10 +8,11 @@ import { FORMATS } from '../formats.ts';
 import { compileRows } from '../sql/compile.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
+import { tempFileBase } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
 import { listedFiles } from './listed-files.ts';
 import { pageVersion } from './plan.ts';
-import { fromMemory, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
+import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
 /**
  * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
@@ -54,6 +56,25 @@ export function featureBytes(result: DuckDBMaterializedResult): Buffer {
   return Buffer.concat(parts, total);
 }
 
+/**
+ * The most bytes a response read into memory is sent from memory (a slow client's socket holds
+ * them all, as for the rows cache's entries); more are written to a temp file and sent from there,
+ * under the temp budget, like a copied window.
+ */
+export const IN_MEMORY_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The Features written to a temp file (after the separator the copied files begin with) and sent from it. */
+async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: number; dataVersion: string }): Promise<Extract> {
+  const file = `${tempFileBase(w.ctx.tempDir)}-0.csv`;
+  try {
+    await writeFile(file, [Buffer.from(w.body.separator), bytes]);
+  } catch (e) {
+    await rm(file, { force: true });
+    throw e;
+  }
+  return sendWritten(w, [file], written);
+}
+
 /** The window from one statement's result in memory, checked like a copied window, kept in the rows cache when asked again. */
 export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const rows = compileRows({
@@ -68,7 +89,9 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const bytes = featureBytes(result);
   w.release();
   await verifyWritten(w, result.rowCount);
-  const written = { bytes, returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  const version = { returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, version);
+  const written = { bytes, ...version };
   const cache = w.ctx.rowsCache;
   if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
   return fromMemory(w.sources, written, 'memory');

@@ -136,7 +136,7 @@ async function admitToCache(w: WholeWindowCopy, files: readonly string[], writte
 }
 
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
-async function sendWritten(w: WholeWindowCopy, files: readonly string[], written: Written): Promise<Extract> {
+export async function sendWritten(w: WholeWindowCopy, files: readonly string[], written: Written): Promise<Extract> {
   const { reservation, bytes } = await reserveWritten(w.ctx.tempBudget, files);
   let consumed = false;
   const chunks = async function* () {

@@ -74,4 +74,15 @@ describe('small windows read into memory give the bytes of the temp-file copy', 
     expect((afterCopied.copy ?? 0) - (beforeCopied.copy ?? 0)).toBe(1);
     expect(afterCopied.memory ?? 0).toBe(0);
   });
+
+  it('a window read into memory whose Features pass 4 MB is sent from a temp file, the same bytes', async () => {
+    const day = '/api/v1/hotspots?from=2025-08-05&to=2025-08-06';
+    const before = await ways(inMemory);
+    const [a, b] = [await answer(inMemory, day, {}), await answer(copied, day, {})];
+    expect(a.body.length).toBeGreaterThan(4 * 1024 * 1024);
+    expect(a).toEqual(b);
+    const after = await ways(inMemory);
+    expect((after.copy ?? 0) - (before.copy ?? 0)).toBe(1);
+    expect(after.memory ?? 0).toBe(before.memory ?? 0);
+  });
 });
