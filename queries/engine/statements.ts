@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { DuckDBListValue, LIST, VARCHAR, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBPreparedStatement } from '@duckdb/node-api';
 
 /** Prepared statements kept per connection, least recently used first out. */
 const KEPT = 32;
@@ -6,13 +6,14 @@ const KEPT = 32;
 const byConnection = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
 /**
- * Runs `sql` with `params` bound, prepared once per connection for each SQL text and `version`
- * (the identity of the files it reads: a replaced file is another statement). Parsing and planning
- * a Feature select takes about as long as running it over an hour of a day's file, and polling
- * clients ask for the same files again and again. The result is materialized: a failure anywhere
- * in the statement is an error here, never a result that ends early.
+ * Runs `sql` with `params` bound (then `files`, a VARCHAR[], when given), prepared once per
+ * connection for each SQL text and `version` (the identity of anything else the text depends on,
+ * e.g. files written into it). Parsing and planning a Feature select takes about as long as running
+ * it over an hour of a day's file. The result is materialized: a failure anywhere in the statement
+ * is an error here, never a result that ends early.
  */
-export async function runPrepared(c: DuckDBConnection, sql: string, params: readonly string[], version: string): Promise<DuckDBMaterializedResult> {
+export async function runPrepared(c: DuckDBConnection, q: { sql: string; params: readonly string[]; files?: readonly string[] }, version: string): Promise<DuckDBMaterializedResult> {
+  const { sql, params } = q;
   let kept = byConnection.get(c);
   if (!kept) byConnection.set(c, (kept = new Map()));
   const key = `${version}\0${sql}`;
@@ -25,6 +26,7 @@ export async function runPrepared(c: DuckDBConnection, sql: string, params: read
     kept.delete(oldest);
     old.destroySync();
   }
-  statement.bind([...params]);
+  if (q.files) statement.bind([...params, new DuckDBListValue([...q.files])], [...params.map(() => VARCHAR), LIST(VARCHAR)]);
+  else statement.bind([...params]);
   return statement.run();
 }

@@ -2,7 +2,7 @@ import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets
 import { ARROW_TYPES, columnarFields, PARQUET_TYPES, type ColumnarTypes } from './compile-columnar.ts';
 import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from '../instant.ts';
-import { csvField, ident, jsonText, numberText, readParquet, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
+import { csvField, filePathValue, ident, jsonText, numberText, readParquet, readParquetBound, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
 
 
 /** Everything a query needs, decided by the preflight; compile functions are pure over it. */
@@ -20,6 +20,8 @@ export interface QuerySpec {
 export interface Compiled {
   sql: string;
   params: string[];
+  /** The files read, bound as a VARCHAR[] value after `params` (RowsQuery.bindFiles), instead of written into `sql`. */
+  files?: string[];
 }
 
 const T = 't';
@@ -186,6 +188,8 @@ export interface RowsQuery {
    * order; a join may not, so a select with a join is always sorted).
    */
   order?: 'sort' | 'stored';
+  /** The files as a value bound after the others (Compiled.files): one statement text for any files, prepared once. */
+  bindFiles?: boolean;
 }
 
 /** The ordered rows of one partition group, already encoded by DuckDB as the format wants them. */
@@ -195,8 +199,9 @@ export function compileRows(q: RowsQuery): Compiled {
   const where = compileWhere(q.spec, q.from, q.to, params);
   const sort = q.order === 'stored' && join === '' ? '' : orderBy(q.spec.descriptor);
   const tailLimit = q.limit == null ? '' : ` LIMIT ${Math.trunc(q.limit)}`;
-  const sql = `SELECT ${fields} FROM ${readParquet(q.files, q.spec.dataDir)} AS ${T}${join}${where}${sort}${tailLimit}`;
-  return { sql, params };
+  const source = q.bindFiles ? readParquetBound(params.length + 1) : readParquet(q.files, q.spec.dataDir);
+  const sql = `SELECT ${fields} FROM ${source} AS ${T}${join}${where}${sort}${tailLimit}`;
+  return q.bindFiles ? { sql, params, files: q.files.map((f) => filePathValue(f, q.spec.dataDir)) } : { sql, params };
 }
 
 export const csvHeader = (d: DatasetDescriptor): string => wireColumns(d).map((c) => c.name).join(',') + '\n';

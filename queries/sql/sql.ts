@@ -6,14 +6,22 @@ export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
 /** The one way a file path enters SQL: from our own listing (or temp files), checked to lie inside its root. */
 export function quoteFilePath(file: string, rootDir: string, rootName = 'DATA_DIR'): string {
+  return `'${filePathValue(file, rootDir, rootName).replaceAll("'", "''")}'`;
+}
+
+/** A file's absolute path, refused unless it lies inside `rootDir`: as a value to bind. */
+export function filePathValue(file: string, rootDir: string, rootName = 'DATA_DIR'): string {
   const root = path.resolve(rootDir) + path.sep;
   const resolved = path.resolve(file);
   if (!resolved.startsWith(root)) throw new Error(`file outside ${rootName}`);
-  return `'${resolved.replaceAll("'", "''")}'`;
+  return resolved;
 }
 
 /** The column read_parquet adds with each row's file; a data file may not use this name itself. */
 export const SOURCE_FILE_COLUMN = '__source_file';
+
+/** `read_parquet` over the files bound as parameter `position` (a VARCHAR[]). */
+export const readParquetBound = (position: number): string => `read_parquet($${position}::VARCHAR[], hive_partitioning = false)`;
 
 export const readParquet = (files: readonly string[], dataDir: string, withFilename = false): string =>
   `read_parquet([${files.map((f) => quoteFilePath(f, dataDir)).join(', ')}], hive_partitioning = false${withFilename ? `, filename = '${SOURCE_FILE_COLUMN}'` : ''})`;

@@ -10,7 +10,6 @@ import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
-import { listedFiles } from './listed-files.ts';
 import { pageVersion } from './plan.ts';
 import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
@@ -23,8 +22,11 @@ export function inMemory(ctx: ExtractContext, req: ExtractRequest, sources: Sour
   return whole.body.copy === FEATURE_COPY && FORMATS[req.format].native(req.descriptor) && sources.fileRows !== null && sources.fileRows <= ctx.inMemoryRows;
 }
 
-/** What the statement depends on besides its text: every file as listed (a replaced file is another statement). */
-const filesIdentity = (sources: Sources) => listedFiles(sources).map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`).join('\0');
+/**
+ * What the statement depends on besides its text: the station files written into its join, as
+ * listed (a replaced file is another statement). The window's own files are a bound value.
+ */
+const stationsIdentity = (sources: Sources) => (sources.stationFiles ?? []).map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`).join('\0');
 
 /**
  * The window's rows exactly as the temp-file copy writes them (FEATURE_COPY: a comma before every
@@ -84,8 +86,9 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
     from: w.req.window?.from ?? null,
     to: w.req.window?.to ?? null,
     order: w.group.presorted ? 'stored' : 'sort',
+    bindFiles: true,
   });
-  const result = await runPrepared(w.connection, rows.sql, rows.params, filesIdentity(w.sources));
+  const result = await runPrepared(w.connection, rows, stationsIdentity(w.sources));
   const bytes = featureBytes(result);
   w.release();
   await verifyWritten(w, result.rowCount);

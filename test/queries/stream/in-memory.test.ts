@@ -36,7 +36,9 @@ async function bothWays(d: DatasetDescriptor, dataDir: string, files: string[], 
   const target = path.join(work, `copy-${copies++}.csv`);
   const rows = await copyInto(c, compileCopy(q, FEATURE_COPY, target, work));
   const copied = (await readFile(target)).subarray(1);
-  const result = await runPrepared(c, q.sql, q.params, files.join());
+  const bound = compileRows({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select: FORMATS.geojson.rows, from: null, to: null, bindFiles: true });
+  expect(bound.sql).not.toContain(files[0]!);
+  const result = await runPrepared(c, bound, stationFiles.join());
   return { rows, copied, inMemory: featureBytes(result), returned: result.rowCount };
 }
 
@@ -76,7 +78,7 @@ describe('a small window read into memory: the bytes the temp-file copy sends', 
     const prepare = own.prepare.bind(own);
     let prepared = 0;
     own.prepare = (sql: string) => (prepared++, prepare(sql));
-    const value = async (n: number, version: string) => (await (await runPrepared(own, `SELECT ${n} + CAST($1 AS INTEGER)`, ['1'], version)).getRows())[0]![0];
+    const value = async (n: number, version: string) => (await (await runPrepared(own, { sql: `SELECT ${n} + CAST($1 AS INTEGER)`, params: ['1'] }, version)).getRows())[0]![0];
     expect(await value(1, 'a')).toBe(2);
     expect(await value(1, 'a')).toBe(2);
     expect(prepared).toBe(1);
@@ -91,8 +93,31 @@ describe('a small window read into memory: the bytes the temp-file copy sends', 
     own.closeSync();
   });
 
+  it('one statement, prepared once, answers each day\'s file with that file\'s rows (the files are a bound value)', async () => {
+    const dataDir = await writeBulkHotspotDays(3);
+    const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
+    const own = await instance.connect();
+    const prepare = own.prepare.bind(own);
+    let prepared = 0;
+    own.prepare = (sql: string) => (prepared++, prepare(sql));
+    for (const day of ['2025-08-01', '2025-08-02', '2025-08-03', '2025-08-01']) {
+      const files = [path.join(dataDir, `hotspots/date=${day}/a.parquet`)];
+      const window = { from: BigInt(Date.parse(`${day}T00:30:00Z`)) * 1000n, to: BigInt(Date.parse(`${day}T01:30:00Z`)) * 1000n };
+      const q = compileRows({ spec: spec(hotspots, dataDir, {}), files, select: FORMATS.geojson.rows, ...window, order: 'stored' });
+      const target = path.join(work, `copy-${copies++}.csv`);
+      const rows = await copyInto(c, compileCopy(q, FEATURE_COPY, target, work));
+      const result = await runPrepared(own, compileRows({ spec: spec(hotspots, dataDir, {}), files, select: FORMATS.geojson.rows, ...window, order: 'stored', bindFiles: true }), '');
+      expect(result.rowCount).toBe(rows);
+      expect(rows).toBeGreaterThan(1000);
+      expect(featureBytes(result).equals((await readFile(target)).subarray(1))).toBe(true);
+    }
+    expect(prepared).toBe(1);
+    own.closeSync();
+  });
+
   it('a failure is an error, never a short result', async () => {
     const q = compileRows({ spec: spec(DATASETS[0]!, work, {}), files: [path.join(work, 'missing.parquet')], select: FORMATS.geojson.rows, from: null, to: null });
-    await expect(runPrepared(c, q.sql, q.params, 'v1')).rejects.toThrow();
+    await expect(runPrepared(c, q, 'v1')).rejects.toThrow();
+    await expect(runPrepared(c, compileRows({ spec: spec(DATASETS[0]!, work, {}), files: [path.join(work, 'missing.parquet')], select: FORMATS.geojson.rows, from: null, to: null, bindFiles: true }), 'v1')).rejects.toThrow();
   });
 });
