@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fileColumns, type ColumnType, type DatasetDescriptor } from '../../datasets/index.ts';
 import { hashFooter } from './footer.ts';
-import type { DataFile } from './data-file.ts';
+import { fileIdentity, type DataFile } from './data-file.ts';
 import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
@@ -33,8 +33,7 @@ export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows:
 
 const MAX_CACHED = 200_000;
 
-// The inode too: a file replaced by rename with the same size and time is another file.
-const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`;
+const cacheKey = (d: DatasetDescriptor, f: DataFile) => `${d.name}\0${fileIdentity(f)}`;
 
 /**
  * Good verdicts (footer hash, schema match) cached by path, size and modification time: a replaced

@@ -6,15 +6,13 @@ import type { Engine } from '../engine/engine.ts';
 import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
 import { unionBox, wkbBounds, type Box } from '../sql/wkb-bounds.ts';
 import { requestConnection } from '../stream/request-connection.ts';
-import type { DataFile } from './data-file.ts';
+import { fileIdentity as identity, type DataFile } from './data-file.ts';
 import { readFooter } from './footer.ts';
 import { listDatasetFiles } from './partitions.ts';
 
 const MAX_CACHED = 200_000;
 /** Files measured by one statement. */
 const BATCH = 256;
-// The inode too: a file replaced by rename with the same size and time is another file.
-const identity = (f: DataFile) => `${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`;
 
 /** A GeoParquet `bbox` (2D or 3D) as a box on the globe; null when absent or not one. */
 export function geoParquetBox(geo: string | undefined, column: string): Box | null {
@@ -37,7 +35,8 @@ export function geoParquetBox(geo: string | undefined, column: string): Box | nu
  * coordinate columns, WKB geometry by each file's GeoParquet `bbox`, or by reading every geometry
  * where a file states none. Coordinates that are not finite or off the globe are left out. Each
  * file's box is kept by its identity (path, size, time, inode): a new or replaced file is read once.
- * A file that cannot be read adds nothing (its windows answer 503 and say why).
+ * A file that cannot be read, or a dataset folder that cannot be listed, adds nothing (its windows
+ * answer 503 and say why); only a busy engine or a request gone away stops the measuring.
  */
 export class Extents {
   private readonly boxes = new Map<string, Box | null>();
@@ -52,7 +51,8 @@ export class Extents {
     const g = d.geometry;
     if (g.kind === 'none') return null;
     if (g.kind === 'station') return this.of(STATIONS_DATASET, signal);
-    const files = (await listDatasetFiles(this.dataDir, d)).files;
+    // A folder that cannot be listed has no extent (its items say why), as it has no time span.
+    const files = await listDatasetFiles(this.dataDir, d).then((l) => l.files, () => []);
     const missing = files.filter((f) => !this.boxes.has(identity(f)));
     if (missing.length > 0) {
       const lease = requestConnection(this.engine, signal);

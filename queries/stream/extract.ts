@@ -35,7 +35,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     ctx.signal.throwIfAborted();
     const prepared = { ctx, req, sources, spec, connection, release: request.release };
     const whole = wholeWindowPlan(ctx, req, sources);
-    if (whole && inMemory(ctx, req, sources, whole)) return await answerInMemory({ ...prepared, ...whole, cacheKey });
+    if (whole && inMemory(ctx, sources, whole)) return await answerInMemory({ ...prepared, ...whole, cacheKey });
     return whole ? await copyWholeWindow({ ...prepared, ...whole, cacheKey }) : await streamGroups(prepared);
   } catch (e) {
     request.release();

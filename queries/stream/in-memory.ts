@@ -3,13 +3,14 @@ import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
 import { runPrepared } from '../engine/statements.ts';
+import { fileIdentity } from '../files/data-file.ts';
 import type { Sources } from '../files/preflight.ts';
 import { FORMATS } from '../formats.ts';
 import { compileRows } from '../sql/compile.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
-import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
+import type { Extract, ExtractContext } from './extract-types.ts';
 import { pageVersion } from './plan.ts';
 import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
@@ -18,15 +19,16 @@ import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type Whol
  * most `ctx.inMemoryRows` rows is answered from one prepared statement's result: no temp file, no
  * second statement, the count is the result's. Other windows are copied to temp files first.
  */
-export function inMemory(ctx: ExtractContext, req: ExtractRequest, sources: Sources, whole: WholeWindowPlan): boolean {
-  return whole.body.copy === FEATURE_COPY && FORMATS[req.format].native(req.descriptor) && sources.fileRows !== null && sources.fileRows <= ctx.inMemoryRows;
+export function inMemory(ctx: ExtractContext, sources: Sources, whole: WholeWindowPlan): boolean {
+  // A whole-window plan with the Feature copy exists only where DuckDB writes the Features (no WKB).
+  return whole.body.copy === FEATURE_COPY && sources.fileRows !== null && sources.fileRows <= ctx.inMemoryRows;
 }
 
 /**
  * What the statement depends on besides its text: the station files written into its join, as
  * listed (a replaced file is another statement). The window's own files are a bound value.
  */
-const stationsIdentity = (sources: Sources) => (sources.stationFiles ?? []).map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}\0${f.ino ?? ''}`).join('\0');
+const stationsIdentity = (sources: Sources) => (sources.stationFiles ?? []).map(fileIdentity).join('\0');
 
 /**
  * The window's rows exactly as the temp-file copy writes them (FEATURE_COPY: a comma before every

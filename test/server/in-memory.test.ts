@@ -1,5 +1,7 @@
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawGet, stalledGet, throttledGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -8,8 +10,9 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 // windows are copied to temp files. Every response must be the same bytes either way.
 let inMemory: TestServer;
 let copied: TestServer;
+let dir: string;
 beforeAll(async () => {
-  const dir = await writeSampleData();
+  dir = await writeSampleData();
   await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 30_000, 5, 3);
   inMemory = await startServer(dir);
   copied = await startServer(dir, { IN_MEMORY_ROWS: '0' });
@@ -84,5 +87,50 @@ describe('small windows read into memory give the bytes of the temp-file copy', 
     const after = await ways(inMemory);
     expect((after.copy ?? 0) - (before.copy ?? 0)).toBe(1);
     expect(after.memory ?? 0).toBe(before.memory ?? 0);
+  });
+});
+
+describe('a window read into memory, as real readers take it', () => {
+  const HOUR = '/api/v1/hotspots?from=2025-08-05T01:00:00Z&to=2025-08-05T02:00:00Z';
+
+  it('a reader at 1 MB/s gets the same bytes as a fast one', async () => {
+    const before = await ways(inMemory);
+    const fast = Buffer.from(await (await inMemory.get(HOUR)).arrayBuffer());
+    const slow = await throttledGet(`${inMemory.url}${HOUR}`, { headers: inMemory.auth, bytesPerSecond: 1_000_000 });
+    expect([slow.status, slow.complete, slow.bytes]).toEqual([200, true, fast.length]);
+    expect(fast.length).toBeGreaterThan(2_000_000);
+    expect(slow.ms).toBeGreaterThan(1500);
+    expect((await ways(inMemory)).memory! - (before.memory ?? 0)).toBe(2);
+  });
+
+  it('a reader hanging up mid-body leaves no connection busy, and the window is answered again', async () => {
+    const cut = await rawGet(`${inMemory.url}${HOUR}`, { headers: inMemory.auth, abortAfterBytes: 200_000 });
+    expect(cut.complete).toBe(false);
+    expect(await waitFor(() => inMemory.engine.busy === 0, 10_000)).toBe(true);
+    const again = await rawGet(`${inMemory.url}${HOUR}`, { headers: inMemory.auth });
+    expect([again.status, again.complete]).toEqual([200, true]);
+  });
+
+  it('the file replaced while a paused reader holds the response: the whole response of the version it promised; the next request reads the new file', async () => {
+    const ids = (body: string) => (JSON.parse(body) as { features: { id: string }[] }).features.map((f) => f.id);
+    const before = ids(await (await inMemory.get(HOUR)).text());
+    const chunks: Buffer[] = [];
+    const complete = await new Promise<boolean>((resolve) => {
+      const req = stalledGet(`${inMemory.url}${HOUR}`, inMemory.auth, (res) => {
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('close', () => resolve(res.complete));
+        const file = path.join(dir, 'hotspots/date=2025-08-05/a.parquet');
+        const swap = path.join(path.dirname(file), '_swap.parquet');
+        void writeBulkHotspots(swap, '2025-08-05', 30_000, 5, 3, 'ordered', 'swapped')
+          .then(() => rename(swap, file))
+          .then(() => res.resume());
+      });
+      req.on('error', () => resolve(false));
+    });
+    expect(complete).toBe(true);
+    expect(ids(Buffer.concat(chunks).toString())).toEqual(before);
+    const after = ids(await (await inMemory.get(HOUR)).text());
+    expect(after).toHaveLength(before.length);
+    expect(after.every((id) => id.startsWith('swapped-'))).toBe(true);
   });
 });

@@ -64,6 +64,8 @@ describe('Extents: the bounding box of a dataset\'s rows', () => {
     await writeParquet(p('sensor-stations/s.parquet'), sensorStations, [station('S1', { latitude: 40.1, longitude: -7.9 }), station('S2', { latitude: 38.5, longitude: -9.1 })]);
     expect(await extents.of(sensorReadings, signal)).toEqual([-9.1, 38.5, -7.9, 40.1]);
     expect(await extents.of(fireDanger, signal)).toBeNull();
+    // A dataset whose folder is missing has no extent: not an error (its items say why).
+    expect(await extents.of(burntAreas, signal)).toBeNull();
   });
 
   it('WKB: each file\'s GeoParquet bbox, or every geometry read where a file states none', async () => {
