@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { listParquet, quoteSql, readParquetSql } from './data.ts';
+import { quantile } from './load-run.ts';
 import type { DayWindow } from './options.ts';
 import { randomHours } from './small-windows.ts';
 
@@ -30,7 +31,6 @@ export interface FloorResult {
   meanRows: number;
 }
 
-const quantile = (sorted: readonly number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : Number.NaN);
 const hourText = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.000Z$/, '+00');
 
 /** The day partition's files of each hour, listed once. */

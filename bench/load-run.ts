@@ -20,7 +20,8 @@ export interface LoadRun {
   errors: number;
 }
 
-const quantile = (sorted: readonly number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : Number.NaN);
+/** The value at quantile `q` of ascending `sorted` (NaN when empty). */
+export const quantile = (sorted: readonly number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : Number.NaN);
 
 /** Every response's status, latency and Retry-After, kept by the bench (autocannon mixes the statuses). */
 export async function loadRun(server: ServerProcess, ask: Omit<SmallWindowsAsk, 'connections' | 'seconds'>, connections: number, seconds: number): Promise<LoadRun> {
