@@ -120,7 +120,10 @@ function csvFields(spec: QuerySpec, params: string[]): string {
 const pointJson = (lat: string, lon: string) =>
   `CASE WHEN isfinite(${lat}) AND isfinite(${lon}) THEN concat('{"type":"Point","coordinates":[', ${numberText(lon)}, ',', ${numberText(lat)}, ']}') ELSE 'null' END`;
 
-const hasStations = (spec: QuerySpec) => spec.stationFiles !== null && spec.stationFiles.length > 0;
+export const hasStations = (spec: QuerySpec): boolean => spec.stationFiles !== null && spec.stationFiles.length > 0;
+
+/** The station's point in a select with the station join (`stationJoin`). */
+export const STATION_POINT = { latitude: 's.lat', longitude: 's.lon' } as const;
 
 /** The `properties` object's text: its members' keys as constants between the values' JSON text, in wire column order. */
 function propertiesJson(spec: QuerySpec, params: string[]): string[] {
@@ -142,7 +145,7 @@ function featureColumns(spec: QuerySpec, params: string[]): string {
   const g = d.geometry;
   if (g.kind === 'wkb') return `${concat(head)} AS head, ST_AsWKB(${col(g.column)}) AS wkb, ${concat(tail)} AS tail`;
   const geometry =
-    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson('s.lat', 's.lon') : `'null'`;
+    g.kind === 'point' ? pointJson(col(g.latitude), col(g.longitude)) : g.kind === 'station' && hasStations(spec) ? pointJson(STATION_POINT.latitude, STATION_POINT.longitude) : `'null'`;
   return `${concat([...head, geometry, ...tail])} AS feature`;
 }
 

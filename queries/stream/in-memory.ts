@@ -2,11 +2,12 @@ import { rm, writeFile } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
-import { runPrepared } from '../engine/statements.ts';
+import { runPrepared, runStaged } from '../engine/statements.ts';
 import { fileIdentity } from '../files/data-file.ts';
 import type { Sources } from '../files/preflight.ts';
 import { FORMATS } from '../formats.ts';
-import { compileRows } from '../sql/compile.ts';
+import { compileRows, type RowsQuery } from '../sql/compile.ts';
+import { compileStaged } from '../sql/compile-staged.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
@@ -81,7 +82,7 @@ async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: num
 
 /** The window from one statement's result in memory, checked like a copied window, kept in the rows cache when asked again. */
 export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
-  const rows = compileRows({
+  const query: RowsQuery = {
     spec: w.spec,
     files: w.group.files,
     select: FORMATS[w.req.format].rows,
@@ -89,14 +90,16 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
     to: w.req.window?.to ?? null,
     order: w.group.presorted ? 'stored' : 'sort',
     bindFiles: true,
-  });
-  const result = await runPrepared(w.connection, rows, stationsIdentity(w.sources));
+  };
+  const staged = compileStaged(query);
+  const version = stationsIdentity(w.sources);
+  const result = staged ? await runStaged(w.connection, staged, version) : await runPrepared(w.connection, compileRows(query), version);
   const bytes = featureBytes(result);
   w.release();
   await verifyWritten(w, result.rowCount);
-  const version = { returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
-  if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, version);
-  const written = { bytes, ...version };
+  const page = { returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
+  const written = { bytes, ...page };
   const cache = w.ctx.rowsCache;
   if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
   return fromMemory(w.sources, written, 'memory');

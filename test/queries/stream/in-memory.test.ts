@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, type DatasetDescriptor } from '../../../datasets/index.ts';
-import { runPrepared } from '../../../queries/engine/statements.ts';
+import { runPrepared, runStaged } from '../../../queries/engine/statements.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows } from '../../../queries/sql/compile.ts';
+import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { compileCopy, FEATURE_COPY } from '../../../queries/sql/compile-copy.ts';
 import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
@@ -30,7 +31,10 @@ afterAll(async () => {
 const NATIVE = DATASETS.filter((d) => FORMATS.geojson.native(d));
 let copies = 0;
 
-/** The same select two ways: COPY into a temp file (the first separator dropped, as sent), and the prepared statement's result in memory. */
+/**
+ * The same select three ways: COPY into a temp file (the first separator dropped, as sent), the
+ * prepared statement's result in memory, and the rows staged through a table (the way the server takes).
+ */
 async function bothWays(d: DatasetDescriptor, dataDir: string, files: string[], stationFiles: string[]) {
   const q = compileRows({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select: FORMATS.geojson.rows, from: null, to: null });
   const target = path.join(work, `copy-${copies++}.csv`);
@@ -39,6 +43,9 @@ async function bothWays(d: DatasetDescriptor, dataDir: string, files: string[], 
   const bound = compileRows({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select: FORMATS.geojson.rows, from: null, to: null, bindFiles: true });
   expect(bound.sql).not.toContain(files[0]!);
   const result = await runPrepared(c, bound, stationFiles.join());
+  const staged = await runStaged(c, compileStaged({ spec: spec(d, dataDir, { params: { series: 'corrected' }, stationFiles }), files, select: FORMATS.geojson.rows, from: null, to: null })!, stationFiles.join());
+  expect(staged.rowCount).toBe(result.rowCount);
+  expect(featureBytes(staged).equals(featureBytes(result))).toBe(true);
   return { rows, copied, inMemory: featureBytes(result), returned: result.rowCount };
 }
 
