@@ -54,6 +54,17 @@ export class TempBudget {
     };
   }
 
+  /**
+   * Grows `reservation` to `bytes` only while at most half the budget is then in use, so that room
+   * lent to responses already running never refuses the ones still to come: true when held.
+   */
+  lend(reservation: Reservation, bytes: number): boolean {
+    if (bytes <= reservation.bytes) return true;
+    if (this.used + (bytes - reservation.bytes) > this.maxBytes / 2) return false;
+    reservation.growTo(bytes);
+    return true;
+  }
+
   /** Seconds until `missing` bytes are expected back, from how fast reservations were released lately. */
   private retryAfterSeconds(missing: number, nowMs: number): number {
     while (this.releases.length > 0 && this.releases[0]!.atMs < nowMs - RATE_WINDOW_MS) this.releases.shift();

@@ -17,6 +17,11 @@ export interface WriteAheadPlan {
   maxInFlight: number;
   /** Bytes written and not yet sent beyond which no further group is started. */
   aheadBytes: number;
+  /**
+   * Asks to hold `bytes` in all in TEMP_DIR, more than `aheadBytes`, for one more group at once:
+   * true when they are held (until the response ends). Absent: never more than `aheadBytes`.
+   */
+  extraRoom?(bytes: number): boolean;
   expected: number;
   /** Bytes to drop from the start of the first file with any (the separator before the first GeoJSON Feature). */
   skipFirstBytes: number;
@@ -65,12 +70,17 @@ class WriteAhead {
   /**
    * Room for one more group. One group is always written while the client is within the bound
    * (the next one is ready when the current one is sent, as large as a group may be); more only
-   * while the bytes expected stay within it.
+   * while the bytes expected stay within it, or within the extra room the temp budget lends
+   * (groups of GeoJSON, about 55 MB, would otherwise be written one at a time on one core).
    */
   private hasRoom(): boolean {
     if (this.inFlight === 0) return this.ahead < this.plan.aheadBytes || this.ahead === 0;
     const perGroup = this.writtenGroups > 0 ? this.writtenBytes / this.writtenGroups : 0;
-    return this.ahead + (this.inFlight + 1) * perGroup <= this.plan.aheadBytes;
+    const expected = this.ahead + (this.inFlight + 1) * perGroup;
+    if (expected <= this.plan.aheadBytes) return true;
+    // One group beyond the bound, and only while the rest fits within it: a client that falls
+    // behind is never written further ahead.
+    return expected - perGroup <= this.plan.aheadBytes && (this.plan.extraRoom?.(expected) ?? false);
   }
 
   private pump(): void {

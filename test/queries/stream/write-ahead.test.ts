@@ -53,11 +53,14 @@ describe('streamWrittenAhead', () => {
     expect(await groupFiles()).toEqual([]);
   });
 
-  it('a reader that falls behind stops production within the ahead bound and holds no connection', async () => {
+  it.each([
+    ['no room lent', undefined],
+    ['room lent whenever asked', () => true],
+  ] as const)('a reader that falls behind stops production within the ahead bound and holds no connection (%s)', async (_name, extraRoom) => {
     // Groups of about 1.3 MB, at most 3 MB ahead: a reader that takes one chunk and waits must
     // find a few group files on disk, not twenty, and every connection idle.
     let started = 0;
-    const p = plan(Array<number>(20).fill(150_000), { aheadBytes: 3 << 20, write: (i, c, t, sig) => (started++, plan([150_000]).write(0, c, t, sig)), expected: 20 * 150_000 });
+    const p = plan(Array<number>(20).fill(150_000), { aheadBytes: 3 << 20, write: (i, c, t, sig) => (started++, plan([150_000]).write(0, c, t, sig)), expected: 20 * 150_000, ...(extraRoom ? { extraRoom } : {}) });
     const gen = streamWrittenAhead(p);
     await gen.next();
     await new Promise((r) => setTimeout(r, 500));
@@ -68,6 +71,36 @@ describe('streamWrittenAhead', () => {
     for await (const chunk of gen) rows += chunk.toString().split('\n').length - 1;
     expect(started).toBe(20);
     expect(rows).toBeGreaterThan(19 * 150_000);
+    expect(await groupFiles()).toEqual([]);
+  });
+
+  it('groups too large for two to fit the bound are written two at a time only where the temp budget lends the room', async () => {
+    // Groups of about 1.3 MB against 2 MB ahead: once their size is known, a second one at once
+    // needs room beyond the bound.
+    const atOnce = async (extraRoom?: (bytes: number) => boolean) => {
+      let writing = 0;
+      const seen: number[] = [];
+      const write: WriteAheadPlan['write'] = async (i, c, t, sig) => {
+        seen[i] = ++writing;
+        try {
+          return await plan([150_000]).write(0, c, t, sig);
+        } finally {
+          writing--;
+        }
+      };
+      const asked: number[] = [];
+      const lend = extraRoom && ((bytes: number) => (asked.push(bytes), extraRoom(bytes)));
+      // Leases outside the per-client share of bulk connections (one of this engine's three).
+      const leases = { waitLease: (signal: AbortSignal) => engine.acquire(signal), tryLease: () => engine.tryAcquire() };
+      await collect(plan(Array<number>(8).fill(150_000), { aheadBytes: 2 << 20, write, expected: 8 * 150_000, ...leases, ...(lend ? { extraRoom: lend } : {}) }));
+      return { most: Math.max(...seen.slice(2)), asked };
+    };
+    expect((await atOnce()).most).toBe(1);
+    expect((await atOnce(() => false)).most).toBe(1);
+    const lent = await atOnce(() => true);
+    expect(lent.most).toBe(2);
+    expect(Math.min(...lent.asked)).toBeGreaterThan(2 << 20);
+    expect(engine.busy).toBe(0);
     expect(await groupFiles()).toEqual([]);
   });
 
