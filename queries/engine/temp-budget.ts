@@ -55,11 +55,15 @@ export class TempBudget {
   }
 
   /**
-   * Grows `reservation` to `bytes` only while at most half the budget is then in use, so that room
-   * lent to responses already running never refuses the ones still to come: true when held.
+   * Holds `bytes` for `reservation`: less gives the rest back; more is lent only while at most half
+   * the budget is then in use (true when held), so that lent room leaves at least half the budget
+   * to reservations.
    */
-  lend(reservation: Reservation, bytes: number): boolean {
-    if (bytes <= reservation.bytes) return true;
+  resize(reservation: Reservation, bytes: number): boolean {
+    if (bytes <= reservation.bytes) {
+      reservation.shrinkTo(bytes);
+      return true;
+    }
     if (this.used + (bytes - reservation.bytes) > this.maxBytes / 2) return false;
     reservation.growTo(bytes);
     return true;

@@ -88,7 +88,7 @@ function groupsBody(p: PreparedExtract, plan: StreamPlan): (keyValues: Readonly<
     // Rows built in JavaScript share one thread: a second group in flight would only add memory.
     maxInFlight: native ? ctx.connectionsPerExtract : 1,
     aheadBytes: ctx.aheadBytes,
-    extraRoom: (bytes: number) => ctx.tempBudget.lend(plan.reservation, bytes),
+    room: (bytes: number) => ctx.tempBudget.resize(plan.reservation, Math.max(ctx.aheadBytes, bytes)),
     expected: cut.returned,
     signal: ctx.signal,
     engineWork: ctx.engineWork ?? (() => () => undefined),

@@ -21,7 +21,7 @@ export interface ExtractContext {
   rowLimit: number;
   /** Rows per ordered query (partition group). */
   groupRows: number;
-  /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
+  /** A whole GeoJSON window whose files hold at most this many rows is read into memory, no temp file (0: never). */
   inMemoryRows: number;
   /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
   connectionsPerExtract: number;
@@ -66,7 +66,7 @@ export interface ExtractRequest {
   keyed?: boolean;
 }
 
-/** How a response's rows were made: from the rows cache, one statement in memory, copied whole to temp files, or streamed group by group. */
+/** How a response's rows were made: from the rows cache, read into memory, copied whole to temp files, or streamed group by group. */
 export type ExtractWay = 'cache' | 'memory' | 'copy' | 'stream';
 
 export interface Extract {

@@ -2,7 +2,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
-import { runPrepared, runStaged } from '../engine/statements.ts';
+import { runStaged } from '../engine/staged-run.ts';
+import { runPrepared } from '../engine/statements.ts';
 import { fileIdentity } from '../files/data-file.ts';
 import type { Sources } from '../files/preflight.ts';
 import { FORMATS } from '../formats.ts';
@@ -17,8 +18,9 @@ import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type Whol
 
 /**
  * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
- * most `ctx.inMemoryRows` rows is answered from one prepared statement's result: no temp file, no
- * second statement, the count is the result's. Other windows are copied to temp files first.
+ * most `ctx.inMemoryRows` rows is answered from memory (staged through a table, or else one
+ * prepared statement's result): no temp file, and the count is the result's. Other windows are
+ * copied to temp files first.
  */
 export function inMemory(ctx: ExtractContext, sources: Sources, whole: WholeWindowPlan): boolean {
   // A whole-window plan with the Feature copy exists only where DuckDB writes the Features (no WKB).
@@ -80,7 +82,7 @@ async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: num
   return sendWritten(w, [file], written);
 }
 
-/** The window from one statement's result in memory, checked like a copied window, kept in the rows cache when asked again. */
+/** The window's Features read into memory, checked like a copied window, kept in the rows cache when asked again. */
 export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const query: RowsQuery = {
     spec: w.spec,
@@ -93,7 +95,7 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   };
   const staged = compileStaged(query);
   const version = stationsIdentity(w.sources);
-  const result = staged ? await runStaged(w.connection, staged, version) : await runPrepared(w.connection, compileRows(query), version);
+  const result = staged ? await runStaged(w.connection, staged, version, w.ctx.signal) : await runPrepared(w.connection, compileRows(query), version);
   const bytes = featureBytes(result);
   w.release();
   await verifyWritten(w, result.rowCount);

@@ -18,10 +18,11 @@ export interface WriteAheadPlan {
   /** Bytes written and not yet sent beyond which no further group is started. */
   aheadBytes: number;
   /**
-   * Asks to hold `bytes` in all in TEMP_DIR, more than `aheadBytes`, for one more group at once:
-   * true when they are held (until the response ends). Absent: never more than `aheadBytes`.
+   * Holds `bytes` in all in TEMP_DIR for this response: more than `aheadBytes` (one group beyond
+   * the bound) only when the temp budget lends it (true); less gives back what was lent. Absent:
+   * never more than `aheadBytes`.
    */
-  extraRoom?(bytes: number): boolean;
+  room?(bytes: number): boolean;
   expected: number;
   /** Bytes to drop from the start of the first file with any (the separator before the first GeoJSON Feature). */
   skipFirstBytes: number;
@@ -67,27 +68,36 @@ class WriteAhead {
     return `${this.base}-${i}.csv`;
   }
 
+  private perGroup(): number {
+    return this.writtenGroups > 0 ? this.writtenBytes / this.writtenGroups : 0;
+  }
+
   /**
    * Room for one more group. One group is always written while the client is within the bound
-   * (the next one is ready when the current one is sent, as large as a group may be); more only
-   * while the bytes expected stay within it, or within the extra room the temp budget lends
-   * (groups of GeoJSON, about 55 MB, would otherwise be written one at a time on one core).
+   * (the next one is ready when the current one is sent, as large as a group may be); more while
+   * the bytes expected stay within it; one group beyond it only while the rest fits within it (a
+   * client that falls behind is never written further ahead) and the temp budget lends the room,
+   * asked once a connection is free (groups of GeoJSON, about 55 MB, are otherwise written one at
+   * a time on one core).
    */
-  private hasRoom(): boolean {
-    if (this.inFlight === 0) return this.ahead < this.plan.aheadBytes || this.ahead === 0;
-    const perGroup = this.writtenGroups > 0 ? this.writtenBytes / this.writtenGroups : 0;
-    const expected = this.ahead + (this.inFlight + 1) * perGroup;
-    if (expected <= this.plan.aheadBytes) return true;
-    // One group beyond the bound, and only while the rest fits within it: a client that falls
-    // behind is never written further ahead.
-    return expected - perGroup <= this.plan.aheadBytes && (this.plan.extraRoom?.(expected) ?? false);
+  private room(): 'within' | 'beyond' | 'none' {
+    if (this.inFlight === 0) return this.ahead < this.plan.aheadBytes || this.ahead === 0 ? 'within' : 'none';
+    const expected = this.ahead + (this.inFlight + 1) * this.perGroup();
+    if (expected <= this.plan.aheadBytes) return 'within';
+    return expected - this.perGroup() <= this.plan.aheadBytes && this.plan.room ? 'beyond' : 'none';
   }
 
   private pump(): void {
-    while (!this.signal.aborted && this.next < this.plan.groups && this.inFlight < this.plan.maxInFlight && this.hasRoom()) {
+    while (!this.signal.aborted && this.next < this.plan.groups && this.inFlight < this.plan.maxInFlight) {
+      const room = this.room();
+      if (room === 'none') return;
       // Only a response with no group being written waits for a connection; the rest take idle ones.
       const lease = this.inFlight === 0 ? this.plan.waitLease(this.signal) : this.plan.tryLease();
       if (!lease) return;
+      if (room === 'beyond' && !this.plan.room!(this.ahead + (this.inFlight + 1) * this.perGroup())) {
+        (lease as Lease).release();
+        return;
+      }
       const i = this.next++;
       this.inFlight++;
       this.results[i] = this.produce(i, lease);
@@ -163,6 +173,8 @@ class WriteAhead {
         if (size > 0) skip = 0;
         await rm(this.fileOf(done), { force: true });
         this.ahead -= unsent;
+        // Room lent for a group beyond the bound goes back once it is no longer needed.
+        this.plan.room?.(this.ahead + this.inFlight * this.perGroup());
         this.pump();
       }
       if (rows !== this.plan.expected) throw new StreamIncompleteError(this.plan.expected, rows);

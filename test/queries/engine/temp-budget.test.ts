@@ -50,22 +50,22 @@ describe('TempBudget', () => {
     expect(retryOf(50)).toBe(15);
   });
 
-  it('lends room beyond a reservation only while at most half the budget is in use', () => {
+  it('lends room beyond a reservation only while at most half the budget is in use, and takes back what is no longer asked for', () => {
     const budget = new TempBudget(100, 60);
     const first = budget.reserve(20);
-    expect(budget.lend(first, 40)).toBe(true);
+    expect(budget.resize(first, 40)).toBe(true);
     expect(first.bytes).toBe(40);
     const second = budget.reserve(20);
     // 60 of 100 in use: nothing more is lent, to anyone, and what is held is kept.
-    expect(budget.lend(first, 45)).toBe(false);
-    expect(budget.lend(second, 21)).toBe(false);
-    expect(budget.lend(first, 30)).toBe(true);
+    expect(budget.resize(first, 45)).toBe(false);
+    expect(budget.resize(second, 21)).toBe(false);
     expect([first.bytes, second.bytes, budget.usedBytes]).toEqual([40, 20, 60]);
+    // Asking for less gives the rest back at once.
+    expect(budget.resize(first, 25)).toBe(true);
+    expect([first.bytes, budget.usedBytes]).toEqual([25, 45]);
+    expect(budget.resize(second, 25)).toBe(true);
+    expect(budget.usedBytes).toBe(50);
     // A response that arrives now still gets its own reservation.
-    const third = budget.reserve(40);
-    first.release();
-    third.release();
-    expect(budget.lend(second, 30)).toBe(true);
-    expect(budget.usedBytes).toBe(30);
+    expect(() => budget.reserve(50)).not.toThrow();
   });
 });

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../datasets/index.ts';
-import { runPrepared, runStaged } from '../../../queries/engine/statements.ts';
+import { runStaged } from '../../../queries/engine/staged-run.ts';
+import { runPrepared } from '../../../queries/engine/statements.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows, type RowsQuery } from '../../../queries/sql/compile.ts';
 import { compileStaged, type StagedWindow } from '../../../queries/sql/compile-staged.ts';
@@ -62,37 +63,55 @@ describe('a window staged through a table (the Feature select planned once)', ()
     expect((await runStaged(c, staged([day('2025-08-02')]), '')).rowCount).toBe(20_000);
   });
 
-  it('a connection somehow left inside a transaction is rolled back before the window is staged', async () => {
-    const own = await instance.connect();
+  it('a connection somehow left inside a transaction (open, or invalidated by an error) is rolled back first, before the table is first created too', async () => {
+    const fresh = await DuckDBInstance.create(':memory:');
+    const own = await fresh.connect();
+    const s = staged([day('2025-08-01')]);
     await own.run('BEGIN TRANSACTION');
-    expect((await runStaged(own, staged([day('2025-08-01')]), '')).rowCount).toBe(20_000);
+    expect((await runStaged(own, s, '')).rowCount).toBe(20_000);
+    await own.run('BEGIN TRANSACTION');
+    await expect(own.run('SELECT * FROM no_such_table')).rejects.toThrow();
+    expect((await runStaged(own, s, '')).rowCount).toBe(20_000);
+    await expect(own.run('ROLLBACK')).rejects.toThrow(/no transaction/i);
+    // The table outlived every rollback: another connection finds it, empty.
+    expect(await tableRows(await fresh.connect(), s)).toBe(0);
+    fresh.closeSync();
+  });
+
+  it('an abort between statements stops the window before its Features are selected, and ends the transaction', async () => {
+    const own = await instance.connect();
+    const abort = new AbortController();
+    const s = staged([day('2025-08-01')]);
+    const prepare = own.prepare.bind(own);
+    own.prepare = async (sql: string) => {
+      if (sql === s.fill.sql) abort.abort(new Error('client went away'));
+      return prepare(sql);
+    };
+    await expect(runStaged(own, s, 'abort-test', abort.signal)).rejects.toThrow('client went away');
     await expect(own.run('ROLLBACK')).rejects.toThrow(/no transaction/i);
     own.closeSync();
   });
 
-  it('interrupts landing anywhere (the fill, the select, the rollback) leave no transaction open and no row behind', async () => {
+  it('an interrupt landing anywhere (a request that goes away: the fill, the select, the rollback) leaves no transaction open and no row behind', async () => {
     const own = await instance.connect();
     const s = staged([day('2025-08-01'), day('2025-08-02')]);
     const outcomes = new Set<string>();
-    for (let round = 0; round < 12; round++) {
-      let settled = false;
+    for (let round = 0; round < 40; round++) {
       const running = runStaged(own, s, '').then(
         () => 'answered',
         (e: Error) => (/interrupt/i.test(e.message) ? 'interrupted' : e.message),
       );
-      void running.finally(() => (settled = true));
-      await new Promise((r) => setTimeout(r, round));
-      while (!settled) {
-        own.interrupt();
-        await new Promise((r) => setImmediate(r));
-      }
+      // One interrupt, as a request's abort sends, after a different delay each round.
+      await new Promise((r) => setTimeout(r, round % 20));
+      for (let tick = 0; tick < round % 7; tick++) await new Promise((r) => setImmediate(r));
+      own.interrupt();
       outcomes.add(await running);
+      await expect(own.run('ROLLBACK')).rejects.toThrow(/no transaction/i);
     }
     expect([...outcomes].every((o) => o === 'answered' || o === 'interrupted')).toBe(true);
     expect(outcomes.has('interrupted')).toBe(true);
     expect((await runStaged(own, s, '')).rowCount).toBe(40_000);
     expect(await tableRows(own, s)).toBe(0);
-    await expect(own.run('ROLLBACK')).rejects.toThrow(/no transaction/i);
     own.closeSync();
   });
 
