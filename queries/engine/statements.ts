@@ -1,4 +1,4 @@
-import { DuckDBListValue, LIST, VARCHAR, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { DuckDBListValue, LIST, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Compiled } from '../sql/compile.ts';
 
 /** Prepared statements kept per connection, least recently used first out. */
@@ -38,15 +38,4 @@ export async function prepared(c: DuckDBConnection, sql: string, version = ''): 
 export function bind(statement: DuckDBPreparedStatement, q: Compiled): void {
   if (q.files) statement.bind([...q.params, new DuckDBListValue([...q.files])], [...q.params.map(() => VARCHAR), LIST(VARCHAR)]);
   else statement.bind([...q.params]);
-}
-
-/**
- * Runs `q` prepared once per connection for each SQL text and `version`. DuckDB still plans a
- * statement that reads Parquet again on every execution; what is kept is the parsing. The result is
- * materialized: a failure anywhere in the statement is an error here, never a result that ends early.
- */
-export async function runPrepared(c: DuckDBConnection, q: Compiled, version: string): Promise<DuckDBMaterializedResult> {
-  const statement = await prepared(c, q.sql, version);
-  bind(statement, q);
-  return statement.run();
 }

@@ -3,11 +3,10 @@ import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
 import { runStaged } from '../engine/staged-run.ts';
-import { runPrepared } from '../engine/statements.ts';
 import { fileIdentity } from '../files/data-file.ts';
 import type { Sources } from '../files/preflight.ts';
 import { FORMATS } from '../formats.ts';
-import { compileRows, type RowsQuery } from '../sql/compile.ts';
+import type { RowsQuery } from '../sql/compile.ts';
 import { compileStaged } from '../sql/compile-staged.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
@@ -18,9 +17,8 @@ import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type Whol
 
 /**
  * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
- * most `ctx.inMemoryRows` rows is answered from memory (staged through a table, or else one
- * prepared statement's result): no temp file, and the count is the result's. Other windows are
- * copied to temp files first.
+ * most `ctx.inMemoryRows` rows is answered from memory, staged through a table (runStaged): no
+ * temp file, and the count is the result's. Other windows are copied to temp files first.
  */
 export function inMemory(ctx: ExtractContext, sources: Sources, whole: WholeWindowPlan): boolean {
   // A whole-window plan with the Feature copy exists only where DuckDB writes the Features (no WKB).
@@ -93,9 +91,10 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
     order: w.group.presorted ? 'stored' : 'sort',
     bindFiles: true,
   };
+  // Never null here: a whole window has no row limit, and inMemory admits no WKB geometry.
   const staged = compileStaged(query);
-  const version = stationsIdentity(w.sources);
-  const result = staged ? await runStaged(w.connection, staged, version, w.ctx.signal) : await runPrepared(w.connection, compileRows(query), version);
+  if (!staged) throw new Error('a window read into memory is staged through a table');
+  const result = await runStaged(w.connection, staged, stationsIdentity(w.sources), w.ctx.signal);
   const bytes = featureBytes(result);
   w.release();
   await verifyWritten(w, result.rowCount);

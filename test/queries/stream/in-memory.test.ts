@@ -5,7 +5,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, type DatasetDescriptor } from '../../../datasets/index.ts';
 import { runStaged } from '../../../queries/engine/staged-run.ts';
-import { runPrepared } from '../../../queries/engine/statements.ts';
+import { runPrepared } from './one-statement.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows } from '../../../queries/sql/compile.ts';
 import { compileStaged } from '../../../queries/sql/compile-staged.ts';

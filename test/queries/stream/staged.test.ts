@@ -4,7 +4,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS } from '../../../datasets/index.ts';
 import { runStaged } from '../../../queries/engine/staged-run.ts';
-import { runPrepared } from '../../../queries/engine/statements.ts';
+import { runPrepared } from './one-statement.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows, type RowsQuery } from '../../../queries/sql/compile.ts';
 import { compileStaged, type StagedWindow } from '../../../queries/sql/compile-staged.ts';
