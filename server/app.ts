@@ -20,6 +20,7 @@ import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
+import { registerAggregateRoute } from './routes/aggregate.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
@@ -181,6 +182,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+    for (const d of DATASETS) if (d.aggregate) registerAggregateRoute(scope, context, d);
     registerOgcRoutes(scope, context);
   });
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;

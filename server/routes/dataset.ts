@@ -113,7 +113,7 @@ function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x:
  * the cores to the requests being served. A request that may be answered without one (a 304 over
  * checked files, rows from the cache) still goes through.
  */
-function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
+export function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
   const engine = ctx.extract.engine;
   if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null) return;
   throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);

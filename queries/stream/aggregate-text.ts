@@ -1,0 +1,61 @@
+import type { WireMeta } from '../../shared/wire.ts';
+import { formatInstant } from '../instant.ts';
+import type { AggregateColumn, AggregateGeometry, AggregateRow } from './aggregate-rows.ts';
+import { csvNumber, jsonNumber } from './number-text.ts';
+
+/** How an aggregate's groups are written as text: before them, each group, between and after them. */
+export interface AggregateText {
+  prefix(meta: WireMeta, columns: readonly AggregateColumn[]): string;
+  row(columns: readonly AggregateColumn[], row: AggregateRow): string;
+  separator: string;
+  suffix: string;
+}
+
+/** DuckDB's CSV writer quotes these (the data CSV's rule): an empty string, and any text holding a quote, comma, line break or `#`. */
+const needsQuotes = /[",\n\r#]/;
+const csvText = (s: string) => (s === '' || needsQuotes.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+
+function csvValue(c: AggregateColumn, v: AggregateRow['values'][number]): string {
+  if (v === null) return '';
+  if (c.type === 'time') return formatInstant(v as bigint);
+  if (c.type === 'text') return csvText(String(v));
+  if (c.type === 'integer') return String(v);
+  return csvNumber(v as number) ?? '';
+}
+
+function jsonValue(c: AggregateColumn, v: AggregateRow['values'][number]): string {
+  if (v === null) return 'null';
+  if (c.type === 'time') return `"${formatInstant(v as bigint)}"`;
+  if (c.type === 'text') return JSON.stringify(v);
+  if (c.type === 'integer') return String(v);
+  return jsonNumber(v as number);
+}
+
+function geometryJson(g: AggregateGeometry): string {
+  if (g === null) return 'null';
+  const position = ([x, y]: [number, number]) => `[${jsonNumber(x)},${jsonNumber(y)}]`;
+  if (g.type === 'Point') return `{"type":"Point","coordinates":${position(g.coordinates)}}`;
+  return `{"type":"Polygon","coordinates":[${g.coordinates.map((ring) => `[${ring.map(position).join(',')}]`).join(',')}]}`;
+}
+
+export const AGGREGATE_CSV: AggregateText = {
+  prefix: (_meta, columns) => `${columns.map((c) => c.name).join(',')}\n`,
+  row: (columns, row) => `${row.values.map((v, i) => csvValue(columns[i]!, v)).join(',')}\n`,
+  separator: '',
+  suffix: '',
+};
+
+export const AGGREGATE_GEOJSON: AggregateText = {
+  prefix: (meta) => `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`,
+  row: (columns, row) => {
+    const properties = row.values.map((v, i) => `${JSON.stringify(columns[i]!.name)}:${jsonValue(columns[i]!, v)}`).join(',');
+    return `{"type":"Feature","geometry":${geometryJson(row.geometry)},"properties":{${properties}}}\n`;
+  },
+  separator: ',',
+  suffix: ']}\n',
+};
+
+/** The whole body: prefix, the groups, suffix. */
+export function aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
+  return text.prefix(meta, columns) + rows.map((r) => text.row(columns, r)).join(text.separator) + text.suffix;
+}

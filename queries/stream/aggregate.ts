@@ -1,0 +1,77 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Observation } from '../files/chain.ts';
+import type { AggregateShape } from '../sql/aggregate-shape.ts';
+import { aggregateColumns, compileAggregate } from '../sql/compile-aggregate.ts';
+import type { QuerySpec } from '../sql/compile.ts';
+import type { Window } from '../window.ts';
+import { aggregateColumnList, readAggregateRow, type AggregateColumn, type AggregateRow } from './aggregate-rows.ts';
+import { listSources, querySpec } from './extract.ts';
+import type { ExtractContext, ExtractRequest } from './extract-types.ts';
+import { verifierOf } from './listed-files.ts';
+import { requestConnection } from './request-connection.ts';
+
+export interface AggregateRequest extends ExtractRequest {
+  window: Window;
+  shape: AggregateShape;
+  /** Most groups one response holds (AGGREGATE_ROW_LIMIT). */
+  rowLimit: number;
+}
+
+/** An aggregate answered: its groups in order, and what the response says about them. */
+export interface Aggregate {
+  observation: Observation;
+  dataVersion: string;
+  folderValue: string | null;
+  columns: AggregateColumn[];
+  rows: AggregateRow[];
+  truncated: boolean;
+  next: Window | null;
+}
+
+/**
+ * Past the row limit the groups are cut before the first bucket that does not fit whole, so a walk
+ * from `next.from` sees each group once; a first bucket with more groups than the limit is cut
+ * inside it and cannot be continued (`next` null), as rows sharing one instant are.
+ */
+function cut(rows: AggregateRow[], limit: number, w: Window): Pick<Aggregate, 'rows' | 'truncated' | 'next'> {
+  if (rows.length <= limit) return { rows, truncated: false, next: null };
+  const first = rows[limit]!.values[0] as bigint;
+  const whole = rows.filter((r) => (r.values[0] as bigint) < first);
+  if (whole.length === 0) return { rows: rows.slice(0, limit), truncated: true, next: null };
+  return { rows: whole, truncated: true, next: { from: first, to: w.to } };
+}
+
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: AggregateRequest): Promise<AggregateRow[]> {
+  if (files.length === 0) return [];
+  const query = { spec, files, window: req.window, shape: req.shape, limit: req.rowLimit + 1 };
+  const compiled = compileAggregate(query);
+  const cols = aggregateColumns(query);
+  const rows = (await c.runAndReadAll(compiled.sql, compiled.params)).getRowObjects();
+  return rows.map((r) => readAggregateRow(r, req.shape, cols));
+}
+
+/**
+ * The same preflight as an extract (files listed, checked, fingerprinted: a 503 before any byte,
+ * an empty window a 200), then one statement, and the files checked unchanged after it. Null when
+ * `req.isFresh` says the client holds this version (304).
+ */
+export async function prepareAggregate(ctx: ExtractContext, req: AggregateRequest): Promise<Aggregate | null> {
+  const request = requestConnection(ctx.engine, ctx.signal);
+  try {
+    const needsStations = req.format === 'geojson' && req.shape.keys.some((k) => k.kind === 'station');
+    const sources = await listSources(ctx, req, request.connection, needsStations);
+    if (req.isFresh?.(sources)) return null;
+    const connection = await request.connection();
+    const spec = await querySpec(ctx, req, sources, connection);
+    ctx.signal.throwIfAborted();
+    const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
+    const rows = await runAggregate(connection, spec, files, req);
+    // An interrupt that reached the statement while it was being prepared is lost: look again.
+    ctx.signal.throwIfAborted();
+    await verifierOf(req.descriptor.name, sources)(files);
+    const { observation, dataVersion, folderValue } = sources;
+    return { observation, dataVersion, folderValue, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
+  } finally {
+    request.release();
+  }
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { FORMATS } from '../../queries/formats.ts';
+import { instantFromDate } from '../../queries/instant.ts';
+import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
+import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
+import type { AppContext } from '../app-context.ts';
+import { parseAggregateQuery } from '../aggregate-params.ts';
+import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
+import { freshness } from '../etag.ts';
+import { DATA_VARY } from '../media-types.ts';
+import { buildMeta, metaHeaders } from '../meta.ts';
+import { toProblem } from '../problems.ts';
+import type { DatasetQuery } from '../query-params.ts';
+import { requestSignal } from '../request-signal.ts';
+import { refuseWhenSaturated } from './dataset.ts';
+
+/** GET /api/v1/<dataset>/aggregate: validated as the dataset's endpoint, preflighted as an extract, answered whole with its length. */
+export function registerAggregateRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
+  app.route({ method: ['GET', 'HEAD'], url: `/api/v1/${d.name}/aggregate`, handler: (request, reply) => answerAggregate(request, reply, ctx, d) });
+}
+
+async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+  const { q, shape } = parseAggregateQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date()), request.headers.accept);
+  refuseWhenSaturated(request, ctx);
+  const rowLimit = ctx.config.aggregateRowLimit;
+  const encoding = ctx.config.compressResponses && FORMATS[q.format].compress ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
+  const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);
+  const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
+  const run = { ...ctx.extract, rowLimit, nowMs: Date.now(), signal, engineWork, owner: request.keyId ?? '' };
+  const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, shape, rowLimit };
+  const a = await prepareAggregate(run, req).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
+  });
+  preflightDone();
+  reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
+  if (a === null) return reply.code(304).send();
+  return sendAggregate(request, reply, { d, q, a, rowLimit, encoding });
+}
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+/** The groups as one body in the format's text and the client's coding, sent with its length; meta also in the X- headers. */
+async function sendAggregate(request: FastifyRequest, reply: FastifyReply, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding }) {
+  const { q, a, encoding } = r;
+  const meta = buildMeta(r.d, q, { ...a, returned: a.rows.length }, r.rowLimit);
+  const text = aggregateBody(FORMATS[q.format].aggregate!, meta, a.columns, a.rows);
+  const body = encoding === 'identity' ? Buffer.from(text) : await encodeWhole(once(text), encoding);
+  reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType).header('content-length', body.length);
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  return reply.send(request.method === 'HEAD' ? undefined : body);
+}
