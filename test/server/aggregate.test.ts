@@ -1,0 +1,155 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../datasets/hotspots.ts';
+import { writeAggregateData } from '../helpers/aggregate-data.ts';
+import { hotspot } from '../helpers/fixtures.ts';
+import { writeParquet } from '../helpers/parquet.ts';
+import { parseCsv } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+type Json = Record<string, any>;
+let dataDir: string;
+let server: TestServer;
+const extra: TestServer[] = [];
+beforeAll(async () => {
+  dataDir = await writeAggregateData();
+  server = await startServer(dataDir);
+}, 60_000);
+afterAll(() => server.close());
+afterEach(async () => {
+  for (const s of extra.splice(0)) await s.close();
+});
+const serve = async (env: Record<string, string>, dir = dataDir) => {
+  const s = await startServer(dir, env);
+  extra.push(s);
+  return s;
+};
+
+const H = '/api/v1/hotspots/aggregate';
+const YEAR = 'from=2024-01-01&to=2025-02-01';
+
+describe('bad input is a 400 naming the parameter and what it allows', () => {
+  const cases: [string, string, RegExp][] = [
+    [`${H}?interval=decade`, 'interval', /one of: hour, day, week, month, year, all/],
+    [`${H}?interval=day&interval=week`, 'interval', /must not be repeated/],
+    [`${H}?groupBy=nope`, 'groupBy', /unknown key 'nope'; allowed: country, product, instrument, satellite, daynight, confidence, grid/],
+    [`${H}?groupBy=country,country`, 'groupBy', /'country' is repeated; allowed: country/],
+    [`${H}?groupBy=country,product,instrument,daynight`, 'groupBy', /at most 3 values; allowed: country/],
+    [`${H}?groupBy=grid`, 'cell', /required with groupBy=grid; one of: 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10/],
+    [`${H}?cell=0.25`, 'cell', /only with groupBy=grid/],
+    [`${H}?groupBy=grid&cell=0.3`, 'cell', /one of: 0.01, 0.05/],
+    [`${H}?stats=frp.avg`, 'stats', /unknown stat 'frp.avg'; allowed: count, or <measure>.<count\|sum\|min\|max\|mean> with measure one of: frp, brightness/],
+    [`${H}?stats=country.sum`, 'stats', /'country' is not a numeric measure; allowed: count/],
+    [`${H}?stats=frp.sum,frp.sum`, 'stats', /'frp.sum' is repeated/],
+    [`${H}?stats=`, 'stats', /unknown stat; allowed/],
+    [`${H}?country=Portugal`, 'country', /two-letter/],
+    [`${H}?bbox=1,2,3`, 'bbox', /.+/],
+    [`${H}?x=1`, 'x', /unknown parameter; allowed: .*interval, groupBy, cell, stats/],
+    ['/api/v1/burnt-areas/aggregate?groupBy=grid', 'groupBy', /allowed: COUNTRY, PROVINCE, CLASS/],
+    ['/api/v1/burnt-areas/aggregate?cell=1', 'cell', /unknown parameter/],
+    ['/api/v1/fire-danger/aggregate?model=nope', 'model', /valid values: cffdrs-era5, effis-ecmwf/],
+    ['/api/v1/sensor-readings/aggregate?stationId=a%20b', 'stationId', /station id/],
+  ];
+  it.each(cases)('%s → %s', async (url, parameter, message) => {
+    const r = await server.get(url);
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as Json;
+    const error = body.errors.find((e: Json) => e.parameter === parameter);
+    expect(error?.message).toMatch(message);
+  });
+
+  it('sensor-stations has no aggregate', async () => {
+    expect((await server.get('/api/v1/sensor-stations/aggregate')).status).toBe(404);
+  });
+});
+
+describe('meta, headers and the window', () => {
+  it('echoes the window, every parameter in effect with its default, and counts groups', async () => {
+    const r = await server.get(`${H}?from=2024-02-28&to=2024-03-01&groupBy=country&stats=frp.sum`);
+    const body = (await r.json()) as Json;
+    expect(body.meta).toMatchObject({
+      dataset: 'hotspots',
+      window: { from: '2024-02-28T00:00:00Z', to: '2024-03-01T00:00:00Z' },
+      query: { country: null, bbox: null, interval: 'day', groupBy: 'country', cell: null, stats: 'count,frp.sum' },
+      truncated: false,
+      rowLimit: 100_000,
+      returned: body.features.length,
+      next: null,
+    });
+    expect(r.headers.get('x-returned')).toBe(String(body.features.length));
+    const csv = await server.get(`${H}?from=2024-02-28&to=2024-03-01&format=csv&stats=frp.max,count`);
+    expect((await csv.text()).split('\n')[0]).toBe('bucket,frp.max,count');
+    expect(JSON.parse(csv.headers.get('x-query')!)).toMatchObject({ stats: 'frp.max,count', groupBy: null });
+  });
+
+  it('a window with no rows is a 200 with no groups; the default window ends now', async () => {
+    const r = await server.get(`${H}?from=2023-01-01&to=2023-02-01&groupBy=country`);
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as Json).features).toEqual([]);
+    const now = (await (await server.get(H)).json()) as Json;
+    expect(Date.parse(now.meta.window.to) - Date.parse(now.meta.window.from)).toBe(86_400_000);
+  });
+
+  it('HEAD says what GET would, without a body', async () => {
+    const url = `${H}?${YEAR}&groupBy=country&format=csv`;
+    const identity = { 'accept-encoding': 'identity' };
+    const [head, get] = [await server.get(url, { method: 'HEAD', headers: identity }), await server.get(url, { headers: identity })];
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String((await get.arrayBuffer()).byteLength));
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+  });
+});
+
+describe('AGGREGATE_ROW_LIMIT cuts on a bucket boundary', () => {
+  it('walking from next.from returns every group once', async () => {
+    const full = parseCsv(await (await server.get(`${H}?${YEAR}&groupBy=country&format=csv`)).text()).slice(1);
+    const small = await serve({ AGGREGATE_ROW_LIMIT: '5' });
+    const walked: string[][] = [];
+    let from: string | null = '2024-01-01';
+    let pages = 0;
+    while (from !== null) {
+      const r = await small.get(`${H}?from=${from}&to=2025-02-01&groupBy=country`);
+      const body = (await r.json()) as Json;
+      expect(body.features.length).toBeLessThanOrEqual(5);
+      expect(body.meta.truncated).toBe(body.meta.next !== null);
+      walked.push(...body.features.map((f: Json) => [f.properties.bucket, f.properties.country ?? '', String(f.properties.count)]));
+      from = body.meta.next?.from ?? null;
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(2);
+    expect(walked).toEqual(full);
+  });
+
+  it('a first bucket with more groups than the limit is cut inside it, with nothing to continue', async () => {
+    const small = await serve({ AGGREGATE_ROW_LIMIT: '2' });
+    const body = (await (await small.get(`${H}?${YEAR}&interval=all&groupBy=country`)).json()) as Json;
+    expect(body.meta).toMatchObject({ truncated: true, next: null, returned: 2, rowLimit: 2 });
+    expect(body.features.map((f: Json) => f.properties.country)).toEqual(['ES', 'PT']);
+  });
+});
+
+describe('caching and availability, as for extracts', () => {
+  it('ETag from the data version and the query: 304 when unchanged, another tag for another query or a new file', async () => {
+    const url = `${H}?from=2024-03-01&to=2024-03-02&groupBy=country`;
+    const first = await server.get(url);
+    const etag = first.headers.get('etag')!;
+    expect((await server.get(url, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await server.get(`${url}&stats=frp.sum`)).headers.get('etag')).not.toBe(etag);
+    expect((await server.get('/api/v1/hotspots?from=2024-03-01&to=2024-03-02')).headers.get('etag')).not.toBe(etag);
+    await writeParquet(path.join(dataDir, 'hotspots/date=2024-03-01/z-late.parquet'), hotspots, [hotspot('late-1', '2024-03-01T05:00:00Z')]);
+    const after = await server.get(url, { headers: { 'if-none-match': etag } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('an unreadable file in the window is a 503 before any byte; a window without it still answers', async () => {
+    const dir = await writeAggregateData();
+    await writeFile(path.join(dir, 'hotspots/date=2024-03-04/broken.parquet'), 'not parquet at all');
+    const s = await serve({}, dir);
+    const r = await s.get(`${H}?from=2024-03-04&to=2024-03-05&groupBy=country`);
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).not.toBeNull();
+    expect((await s.get(`${H}?from=2024-02-28&to=2024-03-01&groupBy=country`)).status).toBe(200);
+  });
+});
