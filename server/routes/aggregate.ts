@@ -6,6 +6,7 @@ import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
+import { refuseWhenSaturated } from '../capacity.ts';
 import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { freshness } from '../etag.ts';
 import { DATA_VARY } from '../media-types.ts';
@@ -13,7 +14,6 @@ import { buildMeta, metaHeaders } from '../meta.ts';
 import { toProblem } from '../problems.ts';
 import type { DatasetQuery } from '../query-params.ts';
 import { requestSignal } from '../request-signal.ts';
-import { refuseWhenSaturated } from './dataset.ts';
 
 /** GET /api/v1/<dataset>/aggregate: validated as the dataset's endpoint, preflighted as an extract, answered whole with its length. */
 export function registerAggregateRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {

@@ -14,7 +14,8 @@ import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { atCapacity, toProblem } from '../problems.ts';
+import { toProblem } from '../problems.ts';
+import { refuseWhenSaturated } from '../capacity.ts';
 import { requestSignal } from '../request-signal.ts';
 
 async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, suffix: string): AsyncGenerator<string | Buffer> {
@@ -105,18 +106,6 @@ function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x:
     cleanup();
   });
   return reply.send(body);
-}
-
-/**
- * Overload: with every connection busy and the queue full, a request that will need a connection
- * is refused before any file is listed or checked, so refusals cost next to nothing and leave
- * the cores to the requests being served. A request that may be answered without one (a 304 over
- * checked files, rows from the cache) still goes through.
- */
-export function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
-  const engine = ctx.extract.engine;
-  if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null) return;
-  throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
 }
 
 /**
