@@ -75,30 +75,42 @@ export function aggregateColumns(q: Pick<AggregateQuery, 'spec' | 'shape'>): Agg
  * A measure's exact sum as integers (no floating-point addition, so no order of addition can
  * change it): each finite non-zero value x is m × 2^(e − 52) with e a multiple of 32 at most its
  * binary exponent minus one, so m is a whole number below 2^87, exact as HUGEINT; the m of one
- * exponent are summed as integers. `limbs` lists `lane:e:sum` per exponent; summed.ts rounds the
- * total once. The power of two is applied in two halves so neither overflows a double.
+ * exponent are summed as integers. The power of two is applied in two halves so neither overflows
+ * a double. e is null for a null, zero or non-finite value, which then adds nothing.
  */
-function limbsSql(keys: string[], laneColumns: string[]): string {
-  const lanes = laneColumns.map((m, j) => `{'j': ${j}, 'x': ${m}}`).join(', ');
-  const finite = `u.x <> 0 AND isfinite(u.x)`;
-  const exponent = `CASE WHEN ${finite} THEN CAST(32 * floor((floor(log2(abs(u.x))) - 1) / 32) AS INTEGER) END`;
-  const half = `floor((52 - e) / 2)`;
-  const mantissa = `CAST(x * pow(2.0, ${half}) * pow(2.0, (52 - e) - ${half}) AS HUGEINT)`;
-  const by = ['b', ...keys].join(', ');
-  const values = `SELECT ${by}, u.j AS j, u.x AS x, ${exponent} AS e FROM (SELECT ${by}, unnest([${lanes}]) AS u FROM r) WHERE ${finite}`;
-  const perExponent = `SELECT ${by}, j, e, sum(${mantissa}) AS s FROM (${values}) GROUP BY ${by}, j, e`;
-  return `l AS (SELECT ${by}, string_agg(concat(j, ':', e, ':', s), ' ') AS limbs FROM (${perExponent}) GROUP BY ${by})`;
-}
+const exponentSql = (x: string) => `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN CAST(32 * floor((floor(log2(abs(${x}))) - 1) / 32) AS INTEGER) END`;
+const mantissaSql = (x: string, e: string) => `CAST(${x} * pow(2.0, floor((52 - ${e}) / 2)) * pow(2.0, (52 - ${e}) - floor((52 - ${e}) / 2)) AS HUGEINT)`;
 
-function statSql(shape: AggregateShape, measureOf: (column: string) => string): string[] {
+/** Counts, minima and maxima of the rows (`merge` false), or of partial groups' (true). */
+function statSql(shape: AggregateShape, measureOf: (column: string) => string, merge: boolean): string[] {
   return shape.stats.flatMap((s, i) => {
     if (!('fn' in s) || s.fn === 'sum' || s.fn === 'mean') return [];
-    const m = measureOf(s.column);
-    return [s.fn === 'count' ? `count(${m})::BIGINT AS s${i}` : `${s.fn}(${m}) AS s${i}`];
+    const m = merge ? `s${i}` : measureOf(s.column);
+    const fn = s.fn === 'count' ? (merge ? 'sum' : 'count') : s.fn;
+    return [`${fn}(${m})${s.fn === 'count' ? '::BIGINT' : ''} AS s${i}`];
   });
 }
 
-/** One statement: rows of the window bucketed and keyed (r), grouped (g), summed exactly (l), ordered by bucket then keys, nulls last. */
+/**
+ * Summed measures: rows are first grouped by their keys and each lane's exponent (p: counts, and
+ * the integer sum of each lane's m), then the partial groups of one key are merged (g), their
+ * sums listed as `lane:e:sum` in `limbs`, which exact-sum.ts adds exactly and rounds once.
+ */
+function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
+  const exponents = summed.map((_, j) => `e${j}`).join(', ');
+  const partialLanes = summed.flatMap((m, j) => [
+    `count(${measureOf(m)}) AS c${j}`,
+    `count(*) FILTER (WHERE NOT isfinite(${measureOf(m)})) AS f${j}`,
+    `sum(${mantissaSql(measureOf(m), `e${j}`)}) AS h${j}`,
+  ]);
+  const p = `p AS (SELECT ${[by, exponents, 'count(*) AS n', ...statSql(shape, measureOf, false), ...partialLanes].join(', ')} FROM r GROUP BY ${by}, ${exponents})`;
+  const limbs = summed.map((_, j) => `CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':', e${j}, ':', h${j}) END`).join(', ');
+  const lanes = summed.flatMap((_, j) => [`sum(c${j})::BIGINT AS c${j}`, `sum(f${j})::BIGINT AS f${j}`]);
+  const g = `g AS (SELECT ${[by, 'sum(n)::BIGINT AS n', ...statSql(shape, measureOf, true), ...lanes, `string_agg(concat_ws(' ', ${limbs}), ' ') AS limbs`].join(', ')} FROM p GROUP BY ${by})`;
+  return [p, g];
+}
+
+/** One statement: rows of the window bucketed and keyed (r), grouped (g; through p when summed exactly), ordered by bucket then keys, nulls last. */
 export function compileAggregate(q: AggregateQuery): Compiled {
   const { spec, shape } = q;
   const d = spec.descriptor;
@@ -111,18 +123,14 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.window.from);
   const keys = shape.keys.flatMap((k, i) => keySql(spec, k, i, shape.cellHundredths));
   const where = compileWhere(spec, q.window.from, q.window.to, params);
-  const r = `r AS (SELECT ${[`${bucket} AS b`, ...keys, ...measures.map((m, i) => `t.${ident(m)} AS m${i}`)].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where})`;
-  const lanes = cols.summed.flatMap((m, j) => [`count(${measureOf(m)})::BIGINT AS c${j}`, `(count(*) FILTER (WHERE NOT isfinite(${measureOf(m)})))::BIGINT AS f${j}`]);
+  const values = [...measures.map((m, i) => `t.${ident(m)} AS m${i}`), ...cols.summed.map((m, j) => `${exponentSql(`t.${ident(m)}`)} AS e${j}`)];
+  const r = `r AS (SELECT ${[`${bucket} AS b`, ...keys, ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where})`;
   const by = ['b', ...cols.keys].join(', ');
-  const g = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf), ...lanes].join(', ')} FROM r GROUP BY ${by})`;
-  const ctes = [r, g, ...(cols.summed.length ? [limbsSql(cols.keys, cols.summed.map(measureOf))] : [])];
-  const sameGroup = ['g.b = l.b', ...cols.keys.map((k) => `g.${k} IS NOT DISTINCT FROM l.${k}`)].join(' AND ');
+  const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf, false)].join(', ')} FROM r GROUP BY ${by})`;
+  const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
-  const joins = [
-    cols.summed.length ? ` LEFT JOIN l ON ${sameGroup}` : '',
-    cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '',
-  ].join('');
-  const select = ['g.*', ...(cols.summed.length ? ['l.limbs'] : []), ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');
+  const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
+  const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');
   const order = ['g.b', ...cols.keys.map((k) => `g.${k} ASC NULLS LAST`)].join(', ');
-  return { sql: `WITH ${ctes.join(', ')} SELECT ${select} FROM g${joins} ORDER BY ${order} LIMIT ${Math.trunc(q.limit)}`, params };
+  return { sql: `WITH ${[r, ...groups].join(', ')} SELECT ${select} FROM g${join} ORDER BY ${order} LIMIT ${Math.trunc(q.limit)}`, params };
 }

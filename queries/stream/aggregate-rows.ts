@@ -37,12 +37,15 @@ function cellPolygon(x: number, y: number, hundredths: number): AggregateGeometr
   return { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
 }
 
+/** A result row's value by column name. */
+export type RowValue = (name: string) => DuckDBValue | undefined;
+
 /** A stat's value: DuckDB's for counts, minima and maxima; exact sums and means rounded once here; null over no finite values. */
-function statValue(row: Record<string, DuckDBValue>, stat: AggregateShape['stats'][number], i: number, cols: AggregateColumns, totals: ReturnType<typeof laneTotals>): number | null {
-  if (!('fn' in stat)) return Number(row.n);
-  if (stat.fn !== 'sum' && stat.fn !== 'mean') return num(row[`s${i}`]);
+function statValue(row: RowValue, stat: AggregateShape['stats'][number], i: number, cols: AggregateColumns, totals: ReturnType<typeof laneTotals>): number | null {
+  if (!('fn' in stat)) return Number(row('n'));
+  if (stat.fn !== 'sum' && stat.fn !== 'mean') return num(row(`s${i}`));
   const j = cols.summed.indexOf(stat.column);
-  const [count, nonFinite] = [Number(row[`c${j}`]), Number(row[`f${j}`])];
+  const [count, nonFinite] = [Number(row(`c${j}`)), Number(row(`f${j}`))];
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
   if (count === 0 || nonFinite > 0) return null;
   const total = totals[j]!;
@@ -50,19 +53,20 @@ function statValue(row: Record<string, DuckDBValue>, stat: AggregateShape['stats
 }
 
 /** One result row of compileAggregate as a group. */
-export function readAggregateRow(row: Record<string, DuckDBValue>, shape: AggregateShape, cols: AggregateColumns): AggregateRow {
-  const values: AggregateRow['values'] = [row.b as bigint];
+export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: AggregateColumns): AggregateRow {
+  const values: AggregateRow['values'] = [row('b') as bigint];
   let geometry: AggregateGeometry = null;
   shape.keys.forEach((k, i) => {
-    if (k.kind !== 'grid') return void values.push(row[`k${i}`] === null ? null : String(row[`k${i}`]));
-    const [x, y] = [num(row[`k${i}x`]), num(row[`k${i}y`])];
+    const key = row(`k${i}`);
+    if (k.kind !== 'grid') return void values.push(key === null || key === undefined ? null : String(key));
+    const [x, y] = [num(row(`k${i}x`)), num(row(`k${i}y`))];
     const c = shape.cellHundredths!;
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   });
-  const totals = laneTotals((row.limbs as string | null | undefined) ?? null, cols.summed.length);
+  const totals = laneTotals((row('limbs') as string | null | undefined) ?? null, cols.summed.length);
   shape.stats.forEach((s, i) => values.push(statValue(row, s, i, cols, totals)));
-  const [lat, lon] = [num(row.lat), num(row.lon)];
+  const [lat, lon] = [num(row('lat')), num(row('lon'))];
   if (cols.stations && lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
 }

@@ -6,7 +6,8 @@ import { csvNumber, jsonNumber } from './number-text.ts';
 /** How an aggregate's groups are written as text: before them, each group, between and after them. */
 export interface AggregateText {
   prefix(meta: WireMeta, columns: readonly AggregateColumn[]): string;
-  row(columns: readonly AggregateColumn[], row: AggregateRow): string;
+  /** `time` spells a bucket start (the same few starts recur on every row of a bucket). */
+  row(columns: readonly AggregateColumn[], row: AggregateRow, time: (t: bigint) => string): string;
   separator: string;
   suffix: string;
 }
@@ -15,17 +16,19 @@ export interface AggregateText {
 const needsQuotes = /[",\n\r#]/;
 const csvText = (s: string) => (s === '' || needsQuotes.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
 
-function csvValue(c: AggregateColumn, v: AggregateRow['values'][number]): string {
+type Time = (t: bigint) => string;
+
+function csvValue(c: AggregateColumn, v: AggregateRow['values'][number], time: Time): string {
   if (v === null) return '';
-  if (c.type === 'time') return formatInstant(v as bigint);
+  if (c.type === 'time') return time(v as bigint);
   if (c.type === 'text') return csvText(String(v));
   if (c.type === 'integer') return String(v);
   return csvNumber(v as number) ?? '';
 }
 
-function jsonValue(c: AggregateColumn, v: AggregateRow['values'][number]): string {
+function jsonValue(c: AggregateColumn, v: AggregateRow['values'][number], time: Time): string {
   if (v === null) return 'null';
-  if (c.type === 'time') return `"${formatInstant(v as bigint)}"`;
+  if (c.type === 'time') return `"${time(v as bigint)}"`;
   if (c.type === 'text') return JSON.stringify(v);
   if (c.type === 'integer') return String(v);
   return jsonNumber(v as number);
@@ -40,15 +43,15 @@ function geometryJson(g: AggregateGeometry): string {
 
 export const AGGREGATE_CSV: AggregateText = {
   prefix: (_meta, columns) => `${columns.map((c) => c.name).join(',')}\n`,
-  row: (columns, row) => `${row.values.map((v, i) => csvValue(columns[i]!, v)).join(',')}\n`,
+  row: (columns, row, time) => `${row.values.map((v, i) => csvValue(columns[i]!, v, time)).join(',')}\n`,
   separator: '',
   suffix: '',
 };
 
 export const AGGREGATE_GEOJSON: AggregateText = {
   prefix: (meta) => `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`,
-  row: (columns, row) => {
-    const properties = row.values.map((v, i) => `${JSON.stringify(columns[i]!.name)}:${jsonValue(columns[i]!, v)}`).join(',');
+  row: (columns, row, time) => {
+    const properties = row.values.map((v, i) => `${JSON.stringify(columns[i]!.name)}:${jsonValue(columns[i]!, v, time)}`).join(',');
     return `{"type":"Feature","geometry":${geometryJson(row.geometry)},"properties":{${properties}}}\n`;
   },
   separator: ',',
@@ -57,5 +60,7 @@ export const AGGREGATE_GEOJSON: AggregateText = {
 
 /** The whole body: prefix, the groups, suffix. */
 export function aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
-  return text.prefix(meta, columns) + rows.map((r) => text.row(columns, r)).join(text.separator) + text.suffix;
+  let last: { t: bigint; text: string } | null = null;
+  const time = (t: bigint) => (last?.t === t ? last.text : (last = { t, text: formatInstant(t) }).text);
+  return text.prefix(meta, columns) + rows.map((r) => text.row(columns, r, time)).join(text.separator) + text.suffix;
 }

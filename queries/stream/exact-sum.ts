@@ -16,7 +16,7 @@ const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
 /** The exact total of each lane from the `lane:e:sum` items of a group's limbs (absent lanes are zero). */
 export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
   const parts: { e: number; s: bigint }[][] = Array.from({ length: lanes }, () => []);
-  for (const item of limbs ? limbs.split(' ') : []) {
+  for (const item of limbs ? limbs.split(' ').filter(Boolean) : []) {
     const [j, e, s] = item.split(':');
     parts[Number(j)]!.push({ e: Number(e) - 52, s: BigInt(s!) });
   }
@@ -27,7 +27,12 @@ export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
   });
 }
 
-const bitLength = (n: bigint): number => (n === 0n ? 0 : n.toString(2).length);
+/** Bits of a non-negative bigint, from its hexadecimal digits (far cheaper than its binary text). */
+function bitLength(n: bigint): number {
+  if (n === 0n) return 0;
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+}
 
 /** 2^e as a double, for e in [−1074, 1023] exactly (and Infinity above). */
 const pow2 = (e: number): number => (e < -1022 ? 2 ** (e + 100) / 2 ** 100 : 2 ** e);
@@ -53,5 +58,12 @@ export function roundRational(num: bigint, den: bigint, exp2: number): number {
   return negative ? -value : value;
 }
 
-/** The correctly rounded value of an exact total. */
-export const exactDouble = (v: ExactValue): number => roundRational(v.scaled, 1n, v.exponent);
+/**
+ * The correctly rounded value of an exact total. Number() of a bigint rounds to nearest, ties to
+ * even, and a power of two scales a double exactly while the result stays normal: one rounding.
+ */
+export function exactDouble(v: ExactValue): number {
+  const quick = Number(v.scaled) * pow2(Math.max(-1074, Math.min(1023, v.exponent)));
+  const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
+  return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
+}

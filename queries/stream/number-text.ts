@@ -20,6 +20,8 @@ function shortest(x: number): { sign: string; digits: string; exponent: number }
 export function csvNumber(x: number): string | null {
   if (!Number.isFinite(x)) return null;
   if (integral(x)) return String(x === 0 ? 0 : x);
+  // Between 1e-4 and 1e15 both spell the shortest digits plainly, and a non-integral value has a point.
+  if (Math.abs(x) >= 1e-4 && Math.abs(x) < 1e15) return String(x);
   const { sign, digits, exponent } = shortest(x);
   if (exponent >= -4 && exponent < 16) {
     if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
