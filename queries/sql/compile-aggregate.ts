@@ -20,7 +20,6 @@ export interface AggregateQuery {
  */
 export interface AggregateColumns {
   keys: string[];
-  stats: (string | null)[];
   /** The measures whose sum (or mean) is asked, in lane order. */
   summed: string[];
   stations: boolean;
@@ -46,7 +45,7 @@ function bucketSql(interval: Interval, time: string, bind: (v: string) => string
  * or south edge is in that cell; 180 and 90 are in the last cell.
  */
 function cellIndexSql(v: string, origin: -180 | -90, hundredths: number): string {
-  const edge = (i: string) => `((${i}) * ${hundredths} + ${origin * 100}) / 100.0`;
+  const edge = (i: string) => `CAST((${i}) * ${hundredths} + ${origin * 100} AS DOUBLE) / 100`;
   const i0 = `CAST(floor((${v} - (${origin})) * 100 / ${hundredths}) AS BIGINT)`;
   const last = (-origin * 200) / hundredths - 1;
   return `least(${i0} - CAST(${v} < ${edge(i0)} AS BIGINT) + CAST(${v} >= ${edge(`${i0} + 1`)} AS BIGINT), ${last})`;
@@ -66,9 +65,8 @@ const keyNames = (keys: readonly AggregateKey[]): string[] => keys.flatMap((k, i
 
 export function aggregateColumns(q: Pick<AggregateQuery, 'spec' | 'shape'>): AggregateColumns {
   const summed = [...new Set(q.shape.stats.flatMap((s) => ('fn' in s && (s.fn === 'sum' || s.fn === 'mean') ? [s.column] : [])))];
-  const stats = q.shape.stats.map((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? `s${i}` : null));
   const stations = q.shape.keys.some((k) => k.kind === 'station') && hasStations(q.spec);
-  return { keys: keyNames(q.shape.keys), stats, summed, stations };
+  return { keys: keyNames(q.shape.keys), summed, stations };
 }
 
 /**
