@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Observation } from '../files/chain.ts';
+import type { Sources } from '../files/preflight.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
 import { aggregateColumns, compileAggregate } from '../sql/compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -8,7 +9,9 @@ import { aggregateColumnList, readAggregateRow, type AggregateColumn, type Aggre
 import { listSources, querySpec } from './extract.ts';
 import type { ExtractContext, ExtractRequest } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
-import { requestConnection } from './request-connection.ts';
+import { bucketSlices, filesIn } from './aggregate-slices.ts';
+import { idleHelpers, requestConnection } from './request-connection.ts';
+import { sliceCount } from './slices.ts';
 
 export interface AggregateRequest extends ExtractRequest {
   window: Window;
@@ -41,7 +44,7 @@ function cut(rows: AggregateRow[], limit: number, w: Window): Pick<Aggregate, 'r
   return { rows: whole, truncated: true, next: { from: first, to: w.to } };
 }
 
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: AggregateRequest): Promise<AggregateRow[]> {
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: Pick<AggregateRequest, 'window' | 'shape' | 'rowLimit'>): Promise<AggregateRow[]> {
   if (files.length === 0) return [];
   const query = { spec, files, window: req.window, shape: req.shape, limit: req.rowLimit + 1 };
   const compiled = compileAggregate(query);
@@ -50,6 +53,39 @@ async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonl
   const at = new Map(result.columnNames().map((name, i) => [name, i]));
   // Rows as arrays, read by name through one index: a third of the cost of row objects.
   return result.getRows().map((r) => readAggregateRow((name) => r[at.get(name) ?? -1], req.shape, cols));
+}
+
+/**
+ * The window's groups, computed in bucket-aligned parts side by side on the request's connection
+ * and the idle ones a large enough window is worth (one statement runs on DUCKDB_THREADS, the
+ * cores are used by statements side by side); each group lies in one part, so the parts'
+ * groups in order are the window's, the same whatever the number of parts.
+ */
+async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest): Promise<AggregateRow[]> {
+  const wanted = req.shape.interval === 'all' ? 1 : sliceCount(req.window, sources, ctx.connectionsPerExtract);
+  const helpers = idleHelpers(ctx.engine, wanted - 1);
+  const connections = [c, ...helpers.map((h) => h.connection)];
+  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
+  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
+  ctx.signal.addEventListener('abort', interrupt);
+  try {
+    // The first part to fail says why; the others then fail with the interrupt it sent them.
+    let cause: { error: unknown } | null = null;
+    const parts = bucketSlices(req.window, sources, connections.length, req.shape.interval).map((w, i) =>
+      runAggregate(connections[i]!, spec, filesIn(sources, w), { ...req, window: w }).catch((e: unknown) => {
+        cause ??= { error: e };
+        connections.forEach((other, j) => j !== i && other.interrupt());
+        throw e;
+      }),
+    );
+    // Every part is awaited before the helpers go back: none is mid-statement then.
+    const settled = await Promise.allSettled(parts);
+    if (cause) throw (cause as { error: unknown }).error;
+    return settled.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+  } finally {
+    ctx.signal.removeEventListener('abort', interrupt);
+    helpers.forEach((h) => h.release());
+  }
 }
 
 /**
@@ -67,7 +103,7 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     const spec = await querySpec(ctx, req, sources, connection);
     ctx.signal.throwIfAborted();
     const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-    const rows = await runAggregate(connection, spec, files, req);
+    const rows = await runParts(ctx, connection, spec, sources, req);
     // An interrupt that reached the statement while it was being prepared is lost: look again.
     ctx.signal.throwIfAborted();
     await verifierOf(req.descriptor.name, sources)(files);
