@@ -33,7 +33,7 @@ export function aggregateWireSchemas(d: DatasetDescriptor, a: Aggregation) {
     .catchall(z.union([z.string(), z.number()]).nullable())
     .meta({ description: 'bucket, then the group keys in the order asked (grid as cellLon, cellLat: the cell\'s south-west corner), then the stats under their names (count, frp.sum, ...). A null key is a group of its own; a stat over no finite values is null.' });
   const feature = z.object({ type: z.literal('Feature'), geometry: geometry(a), properties });
-  const meta = metaSchema(d, aggregateEcho(a), { rows: 'groups', limit: 'AGGREGATE_ROW_LIMIT' });
+  const meta = metaSchema(d, aggregateEcho(a), { rows: 'groups', limit: 'AGGREGATE_ROW_LIMIT', stuck: 'the first bucket alone has more than rowLimit groups' });
   const collection = z
     .object({ type: z.literal('FeatureCollection'), meta, features: z.array(feature) })
     .meta({ description: `GeoJSON FeatureCollection of ${d.name} groups, one Feature per non-empty group, ordered by bucket then keys (nulls last), with the meta block written before features.` });

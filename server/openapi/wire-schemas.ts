@@ -102,9 +102,11 @@ function queryEchoSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<s
 export interface MetaUnits {
   rows: string;
   limit: string;
+  /** When a cut cannot be continued. */
+  stuck: string;
 }
 
-export function metaSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<string | null>> = {}, units: MetaUnits = { rows: 'rows', limit: 'ROW_LIMIT' }) {
+export function metaSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<string | null>> = {}, units: MetaUnits = { rows: 'rows', limit: 'ROW_LIMIT', stuck: 'more than rowLimit rows share the first instant' }) {
   return z.object({
     dataset: z.literal(d.name),
     window: d.time ? TimeWindow.meta({ description: 'The window actually used, defaults resolved.' }) : z.null().meta({ description: 'Always null: this dataset has no time axis.' }),
@@ -112,7 +114,7 @@ export function metaSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType
     truncated: z.boolean().meta({ description: `True when more ${units.rows} matched than this response holds (see next).` }),
     rowLimit: z.int().min(1).meta({ description: `Most ${units.rows} one response holds (${units.limit}).` }),
     returned: z.int().min(0).meta({ description: `${units.rows[0]!.toUpperCase()}${units.rows.slice(1)} in this response.` }),
-    next: TimeWindow.nullable().meta({ description: 'When truncated: the window to request next (from=next.from). Null when not truncated, or when more than rowLimit rows share the first instant.' }),
+    next: TimeWindow.nullable().meta({ description: `When truncated: the window to request next (from=next.from). Null when not truncated, or when ${units.stuck}.` }),
     observation: Observation,
     dataVersion: DataVersion,
   });
