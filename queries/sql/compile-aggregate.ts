@@ -92,7 +92,8 @@ function statSql(shape: AggregateShape, measureOf: (column: string) => string, m
 /**
  * Summed measures: rows are first grouped by their keys and each lane's exponent (p: counts, and
  * the integer sum of each lane's m), then the partial groups of one key are merged (g), their
- * sums listed as `lane:e:sum` in `limbs`, which exact-sum.ts adds exactly and rounds once.
+ * sums as one integer at one exponent, or listed as `lane:e:sum` in `limbs` when a lane has several;
+ * exact-sum.ts adds them exactly and rounds once.
  */
 function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
   const exponents = summed.map((_, j) => `e${j}`).join(', ');
@@ -103,8 +104,12 @@ function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: 
   ]);
   const p = `p AS (SELECT ${[by, exponents, 'count(*) AS n', ...statSql(shape, measureOf, false), ...partialLanes].join(', ')} FROM r GROUP BY ${by}, ${exponents})`;
   const limbs = summed.map((_, j) => `CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':', e${j}, ':', h${j}) END`).join(', ');
-  const lanes = summed.flatMap((_, j) => [`sum(c${j})::BIGINT AS c${j}`, `sum(f${j})::BIGINT AS f${j}`]);
-  const g = `g AS (SELECT ${[by, 'sum(n)::BIGINT AS n', ...statSql(shape, measureOf, true), ...lanes, `string_agg(concat_ws(' ', ${limbs}), ' ') AS limbs`].join(', ')} FROM p GROUP BY ${by})`;
+  // The common case, a lane whose values all share one exponent, is one integer (t) at that exponent (a); only groups with a lane of several list them.
+  const single = (j: number) => `min(e${j}) IS NOT DISTINCT FROM max(e${j})`;
+  const lanes = summed.flatMap((_, j) => [`sum(c${j})::BIGINT AS c${j}`, `sum(f${j})::BIGINT AS f${j}`, `min(e${j}) AS a${j}`, `CASE WHEN ${single(j)} THEN sum(h${j}) END AS t${j}`]);
+  const several = summed.map((_, j) => `NOT ${single(j)}`).join(' OR ');
+  const list = `CASE WHEN ${several} THEN string_agg(concat_ws(' ', ${limbs}), ' ') END AS limbs`;
+  const g = `g AS (SELECT ${[by, 'sum(n)::BIGINT AS n', ...statSql(shape, measureOf, true), ...lanes, list].join(', ')} FROM p GROUP BY ${by})`;
   return [p, g];
 }
 

@@ -64,7 +64,11 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   });
-  const totals = laneTotals((row('limbs') as string | null | undefined) ?? null, cols.summed.length);
+  const listed = laneTotals((row('limbs') as string | null | undefined) ?? null, cols.summed.length);
+  const totals = listed.map((total, j) => {
+    const t = row(`t${j}`);
+    return t === null || t === undefined ? total : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
+  });
   shape.stats.forEach((s, i) => values.push(statValue(row, s, i, cols, totals)));
   const [lat, lon] = [num(row('lat')), num(row('lon'))];
   if (cols.stations && lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
