@@ -2,6 +2,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import { PARQUET_MEDIA_TYPE, type WireMeta } from '../shared/wire.ts';
 import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type RowSelect } from './sql/compile.ts';
 import { CSV_COPY, FEATURE_COPY, type TextCopy } from './sql/compile-copy.ts';
+import { AGGREGATE_ARROW, type AggregateBinary } from './stream/aggregate-arrow.ts';
 import { AGGREGATE_CSV, AGGREGATE_GEOJSON, type AggregateText } from './stream/aggregate-text.ts';
 import { encodeFeatureChunk, type ChunkEncoder } from './stream/encode-chunk.ts';
 
@@ -57,7 +58,7 @@ export interface FormatRules {
   compress: boolean;
   body: TextBody | ColumnarBody;
   /** How an aggregate's groups are written in this format; null: aggregates are not served in it (yet), GeoJSON is sent instead. */
-  aggregate: AggregateText | null;
+  aggregate: AggregateText | AggregateBinary | null;
 }
 
 const always = () => true;
@@ -112,7 +113,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     native: never,
     compress: true,
     body: { kind: 'columnar', assembly: 'arrow' },
-    aggregate: null,
+    aggregate: AGGREGATE_ARROW,
   },
 };
 

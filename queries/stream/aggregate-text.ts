@@ -5,6 +5,7 @@ import { csvNumber, jsonNumber } from './number-text.ts';
 
 /** How an aggregate's groups are written as text: before them, each group, between and after them. */
 export interface AggregateText {
+  kind: 'text';
   prefix(meta: WireMeta, columns: readonly AggregateColumn[]): string;
   /** `time` spells a bucket start (the same few starts recur on every row of a bucket). */
   row(columns: readonly AggregateColumn[], row: AggregateRow, time: (t: bigint) => string): string;
@@ -42,6 +43,7 @@ function geometryJson(g: AggregateGeometry): string {
 }
 
 export const AGGREGATE_CSV: AggregateText = {
+  kind: 'text',
   prefix: (_meta, columns) => `${columns.map((c) => c.name).join(',')}\n`,
   row: (columns, row, time) => `${row.values.map((v, i) => csvValue(columns[i]!, v, time)).join(',')}\n`,
   separator: '',
@@ -49,6 +51,7 @@ export const AGGREGATE_CSV: AggregateText = {
 };
 
 export const AGGREGATE_GEOJSON: AggregateText = {
+  kind: 'text',
   prefix: (meta) => `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`,
   row: (columns, row, time) => {
     const properties = row.values.map((v, i) => `${JSON.stringify(columns[i]!.name)}:${jsonValue(columns[i]!, v, time)}`).join(',');

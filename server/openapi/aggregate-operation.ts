@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Aggregation, DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { CELL_SIZES, INTERVALS, STAT_FUNCTIONS } from '../../queries/sql/aggregate-shape.ts';
+import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { aggregateQuerySchema } from '../aggregate-params.ts';
 import { dataHeaders } from './headers.ts';
 import { datasetSchemaPrefix, IF_NONE_MATCH, problemRef, queryParameters } from './dataset-operation.ts';
@@ -57,6 +58,14 @@ function csvMedia(a: Aggregation): SchemaObject {
   };
 }
 
+const ARROW_MEDIA: SchemaObject = {
+  schema: {
+    type: 'string',
+    format: 'binary',
+    description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`): the CSV's columns, \`bucket\` a UTC timestamp (µs), counts int64, keys strings, stats and cell corners doubles; the \`meta\` block (without \`observation.ageSeconds\`) as JSON under \`${COLUMNAR_META_KEY}\` in the schema metadata. Parquet is not served for aggregates yet: \`Accept: ${FORMATS.parquet.mediaType}\` gets GeoJSON.`,
+  },
+};
+
 /** GET /api/v1/<dataset>/aggregate: the dataset's parameters and the aggregate's, every status the dataset's endpoint answers. */
 export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderValues: readonly string[]): SchemaObject {
   const prefix = datasetSchemaPrefix(d);
@@ -64,14 +73,14 @@ export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderV
     operationId: `get${prefix}Aggregate`,
     tags: ['Data'],
     summary: `${d.title}: aggregates`,
-    description: `Exact counts and statistics of ${d.name} per UTC time bucket and group, over the same window and filters as \`/api/v1/${d.name}\` (a group's count is the rows that endpoint returns for it). Sums and means are the correctly rounded values of the exact sums of the stored numbers, the same whatever the engine's threads or the files' order. At most AGGREGATE_ROW_LIMIT groups, cut on a bucket boundary (\`next.from\`). GeoJSON, or CSV with format=csv.`,
+    description: `Exact counts and statistics of ${d.name} per UTC time bucket and group, over the same window and filters as \`/api/v1/${d.name}\` (a group's count is the rows that endpoint returns for it). Sums and means are the correctly rounded values of the exact sums of the stored numbers, the same whatever the engine's threads or the files' order. At most AGGREGATE_ROW_LIMIT groups, cut on a bucket boundary (\`next.from\`). GeoJSON, CSV with format=csv, or an Arrow IPC stream by Accept.`,
     security: [{ bearerAuth: [] }, { basicAuth: [] }],
     parameters: [...queryParameters(aggregateQuerySchema(d, folderValues)), IF_NONE_MATCH],
     responses: {
       200: {
-        description: 'The service looked: one group per non-empty (bucket, keys), possibly none, as GeoJSON with meta or as CSV with meta in the X- headers.',
+        description: 'The service looked: one group per non-empty (bucket, keys), possibly none, as GeoJSON with meta, as CSV with meta in the X- headers, or (by Accept) as an Arrow IPC stream with meta in the X- headers and its schema metadata.',
         headers: dataHeaders(d),
-        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a) },
+        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), [FORMATS.arrow.mediaType]: ARROW_MEDIA },
       },
       304: { $ref: '#/components/responses/NotModified' },
       ...Object.fromEntries(

@@ -10,7 +10,8 @@ import { refuseWhenSaturated } from '../capacity.ts';
 import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { freshness } from '../etag.ts';
 import { DATA_VARY } from '../media-types.ts';
-import { buildMeta, metaHeaders } from '../meta.ts';
+import { buildMeta, fileMeta, metaHeaders } from '../meta.ts';
+import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { toProblem } from '../problems.ts';
 import type { DatasetQuery } from '../query-params.ts';
 import { requestSignal } from '../request-signal.ts';
@@ -38,16 +39,17 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   return sendAggregate(request, reply, { d, q, a, rowLimit, encoding });
 }
 
-async function* once(text: string): AsyncGenerator<string> {
-  yield text;
+async function* once(body: Buffer): AsyncGenerator<Buffer> {
+  yield body;
 }
 
-/** The groups as one body in the format's text and the client's coding, sent with its length; meta also in the X- headers. */
+/** The groups as one body in the format's text (meta framing it) or file (meta inside) and the client's coding, sent with its length; meta also in the X- headers. */
 async function sendAggregate(request: FastifyRequest, reply: FastifyReply, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding }) {
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, returned: a.rows.length }, r.rowLimit);
-  const text = aggregateBody(FORMATS[q.format].aggregate!, meta, a.columns, a.rows);
-  const body = encoding === 'identity' ? Buffer.from(text) : await encodeWhole(once(text), encoding);
+  const writer = FORMATS[q.format].aggregate!;
+  const written = writer.kind === 'text' ? Buffer.from(aggregateBody(writer, meta, a.columns, a.rows)) : Buffer.from(writer.write({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) }, a.columns, a.rows));
+  const body = encoding === 'identity' ? written : await encodeWhole(once(written), encoding);
   reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType).header('content-length', body.length);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(request.method === 'HEAD' ? undefined : body);

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { writeAggregateData } from '../helpers/aggregate-data.ts';
@@ -98,6 +99,34 @@ describe('meta, headers and the window', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String((await get.arrayBuffer()).byteLength));
     expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+  });
+});
+
+describe('Arrow by Accept', () => {
+  it('the CSV\'s groups as typed columns, meta in the schema metadata; Parquet asked for gets GeoJSON', async () => {
+    const url = `${H}?from=2024-02-28T12:00:00Z&to=2025-01-01T00:00:01Z&groupBy=country,grid&cell=0.25&stats=frp.sum,frp.max`;
+    const csv = parseCsv(await (await server.get(`${url}&format=csv`)).text());
+    const r = await server.get(url, { headers: { accept: 'application/vnd.apache.arrow.stream' } });
+    expect(r.headers.get('content-type')).toBe('application/vnd.apache.arrow.stream');
+    const table = tableFromIPC(new Uint8Array(await r.arrayBuffer()));
+    expect(table.schema.fields.map((f) => [f.name, String(f.type)])).toEqual([
+      ['bucket', 'Timestamp<MICROSECOND, UTC>'], ['country', 'Utf8'], ['cellLon', 'Float64'], ['cellLat', 'Float64'], ['count', 'Int64'], ['frp.sum', 'Float64'], ['frp.max', 'Float64'],
+    ]);
+    // The bucket's stored microseconds (the row view turns timestamps into milliseconds).
+    const micros = table.getChild('bucket')!.data.flatMap((d) => [...(d.values as BigInt64Array)]);
+    const bucket = (i: number) => new Date(Number(micros[i]! / 1000n)).toISOString().replace('.000Z', 'Z');
+    const cell = (name: string, v: unknown) => (v === null ? null : name === 'country' ? v : Number(v));
+    const rows = table.toArray().map((row, i) => table.schema.fields.map((f) => (f.name === 'bucket' ? bucket(i) : cell(f.name, (row as Json)[f.name]))));
+    const fromCsv = csv.slice(1).map((line) => line.map((text, j) => (j === 0 ? text : text === '' ? null : cell(csv[0]![j]!, text))));
+    expect(table.schema.fields.map((f) => f.name)).toEqual(csv[0]);
+    expect(rows).toEqual(fromCsv);
+    expect(micros[0]! % 1_000_000n).toBe(0n);
+    const meta = JSON.parse(table.schema.metadata.get('fire_api:meta')!) as Json;
+    expect(meta).toMatchObject({ dataset: 'hotspots', returned: rows.length, query: { groupBy: 'country,grid', cell: '0.25' } });
+    expect(meta.observation.ageSeconds).toBeUndefined();
+    const parquet = await server.get(url, { headers: { accept: 'application/vnd.apache.parquet' } });
+    expect(parquet.headers.get('content-type')).toBe('application/geo+json');
+    await parquet.arrayBuffer();
   });
 });
 
