@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/http.ts';
 
 const started: TestServer[] = [];
 afterEach(async () => {
@@ -79,4 +80,19 @@ describe('an aggregate is byte-identical however it is computed', () => {
     expect(one[0]!.split('\n')).toHaveLength(3 * 4 + 2);
     expect(one[2]!.split('\n')).toHaveLength(3 * 12 + 2);
   }, 120_000);
+});
+
+describe('a client gone mid-aggregate', () => {
+  it('interrupts every part and gives every connection back; the next request is answered', async () => {
+    const dir = await bulkDir();
+    const s = await serve(dir, { EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4' });
+    const controller = new AbortController();
+    const gone = s.get(QUERIES[2]!, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(await waitFor(() => s.engine.busy > 0, 10_000)).toBe(true);
+    controller.abort();
+    // Gone before its answer (an abort error), or, on a fast machine, just after it: connections come back either way.
+    await gone;
+    expect(await waitFor(() => s.engine.busy === 0, 10_000)).toBe(true);
+    expect((await s.get(QUERIES[0]!)).status).toBe(200);
+  }, 60_000);
 });
