@@ -3,6 +3,7 @@ import { PARQUET_MEDIA_TYPE, type WireMeta } from '../shared/wire.ts';
 import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type RowSelect } from './sql/compile.ts';
 import { CSV_COPY, FEATURE_COPY, type TextCopy } from './sql/compile-copy.ts';
 import { AGGREGATE_ARROW, type AggregateBinary } from './stream/aggregate-arrow.ts';
+import { AGGREGATE_PARQUET, type AggregateParquet } from './stream/aggregate-parquet.ts';
 import { AGGREGATE_CSV, AGGREGATE_GEOJSON, type AggregateText } from './stream/aggregate-text.ts';
 import { encodeFeatureChunk, type ChunkEncoder } from './stream/encode-chunk.ts';
 
@@ -57,8 +58,8 @@ export interface FormatRules {
   /** Worth an HTTP content coding when the client accepts one; Parquet is compressed inside already. */
   compress: boolean;
   body: TextBody | ColumnarBody;
-  /** How an aggregate's groups are written in this format; null: aggregates are not served in it (yet), GeoJSON is sent instead. */
-  aggregate: AggregateText | AggregateBinary | null;
+  /** How an aggregate's groups are written in this format: text around them, a binary body, or a Parquet file DuckDB writes. */
+  aggregate: AggregateText | AggregateBinary | AggregateParquet | null;
 }
 
 const always = () => true;
@@ -103,7 +104,7 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     native: always,
     compress: false,
     body: { kind: 'columnar', assembly: 'parquet' },
-    aggregate: null,
+    aggregate: AGGREGATE_PARQUET,
   },
   arrow: {
     mediaType: 'application/vnd.apache.arrow.stream',

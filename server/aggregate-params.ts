@@ -102,7 +102,7 @@ export function parseAggregateQuery(d: DatasetDescriptor, raw: Record<string, un
   const schema = schemas.get(d) ?? aggregateQuerySchema(d);
   schemas.set(d, schema);
   const { q, data } = parseQueryWith<AggregateData>(d, schema, raw, now, { accept, more: gridProblems });
-  // Formats without an aggregate writer answer as any other Accept does: GeoJSON.
+  // A format without an aggregate writer would answer as any other Accept does: GeoJSON.
   if (!FORMATS[q.format].aggregate) q.format = 'geojson';
   const names = data.stats ?? [];
   const stats = (names.includes('count') ? names : ['count', ...names]).map(toStat);

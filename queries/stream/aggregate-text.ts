@@ -42,9 +42,11 @@ function geometryJson(g: AggregateGeometry): string {
   return `{"type":"Polygon","coordinates":[${g.coordinates.map((ring) => `[${ring.map(position).join(',')}]`).join(',')}]}`;
 }
 
+const csvHeader = (columns: readonly AggregateColumn[]) => `${columns.map((c) => c.name).join(',')}\n`;
+
 export const AGGREGATE_CSV: AggregateText = {
   kind: 'text',
-  prefix: (_meta, columns) => `${columns.map((c) => c.name).join(',')}\n`,
+  prefix: (_meta, columns) => csvHeader(columns),
   row: (columns, row, time) => `${row.values.map((v, i) => csvValue(columns[i]!, v, time)).join(',')}\n`,
   separator: '',
   suffix: '',
@@ -61,9 +63,20 @@ export const AGGREGATE_GEOJSON: AggregateText = {
   suffix: ']}\n',
 };
 
+/** Spells each bucket start once: rows of one bucket come together. */
+function bucketTexts(): (t: bigint) => string {
+  let last: { t: bigint; text: string } | null = null;
+  return (t) => (last?.t === t ? last.text : (last = { t, text: formatInstant(t) }).text);
+}
+
 /** The whole body: prefix, the groups, suffix. */
 export function aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
-  let last: { t: bigint; text: string } | null = null;
-  const time = (t: bigint) => (last?.t === t ? last.text : (last = { t, text: formatInstant(t) }).text);
+  const time = bucketTexts();
   return text.prefix(meta, columns) + rows.map((r) => text.row(columns, r, time)).join(text.separator) + text.suffix;
+}
+
+/** The groups as CSV, header included: the text a columnar file is made from. */
+export function aggregateCsv(columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
+  const time = bucketTexts();
+  return csvHeader(columns) + rows.map((r) => AGGREGATE_CSV.row(columns, r, time)).join('');
 }

@@ -9,6 +9,8 @@ import { aggregateColumnList, readAggregateRow, type AggregateColumn, type Aggre
 import { listSources, querySpec } from './extract.ts';
 import type { ExtractContext, ExtractRequest } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
+import { FORMATS } from '../formats.ts';
+import { aggregateParquet } from './aggregate-parquet.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { sliceCount } from './slices.ts';
@@ -18,6 +20,8 @@ export interface AggregateRequest extends ExtractRequest {
   shape: AggregateShape;
   /** Most groups one response holds (AGGREGATE_ROW_LIMIT). */
   rowLimit: number;
+  /** The key-value metadata a file of these groups carries (the meta block). */
+  fileMetadata(a: Omit<Aggregate, 'file'>): Record<string, string>;
 }
 
 /** An aggregate answered: its groups in order, and what the response says about them. */
@@ -29,6 +33,8 @@ export interface Aggregate {
   rows: AggregateRow[];
   truncated: boolean;
   next: Window | null;
+  /** The whole body when the format is a file DuckDB writes (Parquet); null otherwise. */
+  file: Buffer | null;
 }
 
 /**
@@ -108,7 +114,9 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     ctx.signal.throwIfAborted();
     await verifierOf(req.descriptor.name, sources)(files);
     const { observation, dataVersion, folderValue } = sources;
-    return { observation, dataVersion, folderValue, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
+    const answer = { observation, dataVersion, folderValue, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
+    const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
+    return { ...answer, file: parquet ? await aggregateParquet(connection, ctx.tempDir, req.fileMetadata(answer), answer.columns, answer.rows) : null };
   } finally {
     request.release();
   }

@@ -58,12 +58,13 @@ function csvMedia(a: Aggregation): SchemaObject {
   };
 }
 
-const ARROW_MEDIA: SchemaObject = {
-  schema: {
-    type: 'string',
-    format: 'binary',
-    description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`): the CSV's columns, \`bucket\` a UTC timestamp (µs), counts int64, keys strings, stats and cell corners doubles; the \`meta\` block (without \`observation.ageSeconds\`) as JSON under \`${COLUMNAR_META_KEY}\` in the schema metadata. Parquet is not served for aggregates yet: \`Accept: ${FORMATS.parquet.mediaType}\` gets GeoJSON.`,
-  },
+const COLUMNS = 'the CSV\'s columns, `bucket` a UTC timestamp (µs), counts int64, keys strings, stats and cell corners doubles';
+const META = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under \`${COLUMNAR_META_KEY}\``;
+
+/** Parquet and Arrow bodies of an aggregate, chosen by Accept. */
+const COLUMNAR_MEDIA: Record<string, SchemaObject> = {
+  [FORMATS.parquet.mediaType]: { schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${FORMATS.parquet.mediaType}\` (and no \`format=csv\`): ${COLUMNS}; ${META} in the key-value metadata.` } },
+  [FORMATS.arrow.mediaType]: { schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`): ${COLUMNS}; ${META} in the schema metadata.` } },
 };
 
 /** GET /api/v1/<dataset>/aggregate: the dataset's parameters and the aggregate's, every status the dataset's endpoint answers. */
@@ -73,14 +74,14 @@ export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderV
     operationId: `get${prefix}Aggregate`,
     tags: ['Data'],
     summary: `${d.title}: aggregates`,
-    description: `Exact counts and statistics of ${d.name} per UTC time bucket and group, over the same window and filters as \`/api/v1/${d.name}\` (a group's count is the rows that endpoint returns for it). Sums and means are the correctly rounded values of the exact sums of the stored numbers, the same whatever the engine's threads or the files' order. At most AGGREGATE_ROW_LIMIT groups, cut on a bucket boundary (\`next.from\`). GeoJSON, CSV with format=csv, or an Arrow IPC stream by Accept.`,
+    description: `Exact counts and statistics of ${d.name} per UTC time bucket and group, over the same window and filters as \`/api/v1/${d.name}\` (a group's count is the rows that endpoint returns for it). Sums and means are the correctly rounded values of the exact sums of the stored numbers, the same whatever the engine's threads or the files' order. At most AGGREGATE_ROW_LIMIT groups, cut on a bucket boundary (\`next.from\`). GeoJSON, CSV with format=csv, or Parquet or an Arrow IPC stream by Accept.`,
     security: [{ bearerAuth: [] }, { basicAuth: [] }],
     parameters: [...queryParameters(aggregateQuerySchema(d, folderValues)), IF_NONE_MATCH],
     responses: {
       200: {
-        description: 'The service looked: one group per non-empty (bucket, keys), possibly none, as GeoJSON with meta, as CSV with meta in the X- headers, or (by Accept) as an Arrow IPC stream with meta in the X- headers and its schema metadata.',
+        description: 'The service looked: one group per non-empty (bucket, keys), possibly none, as GeoJSON with meta, as CSV with meta in the X- headers, or (by Accept) as Parquet or an Arrow IPC stream with meta in the X- headers and the file\'s metadata.',
         headers: dataHeaders(d),
-        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), [FORMATS.arrow.mediaType]: ARROW_MEDIA },
+        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), ...COLUMNAR_MEDIA },
       },
       304: { $ref: '#/components/responses/NotModified' },
       ...Object.fromEntries(

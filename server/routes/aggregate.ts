@@ -10,7 +10,7 @@ import { refuseWhenSaturated } from '../capacity.ts';
 import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { freshness } from '../etag.ts';
 import { DATA_VARY } from '../media-types.ts';
-import { buildMeta, fileMeta, metaHeaders } from '../meta.ts';
+import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { toProblem } from '../problems.ts';
 import type { DatasetQuery } from '../query-params.ts';
@@ -29,7 +29,8 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);
   const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
   const run = { ...ctx.extract, rowLimit, nowMs: Date.now(), signal, engineWork, owner: request.keyId ?? '' };
-  const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, shape, rowLimit };
+  const fileMetadata = (x: Omit<Aggregate, 'file'>) => columnarMetadata(buildMeta(d, q, { ...x, returned: x.rows.length }, rowLimit));
+  const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, shape, rowLimit, fileMetadata };
   const a = await prepareAggregate(run, req).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
   });
@@ -38,6 +39,9 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   if (a === null) return reply.code(304).send();
   return sendAggregate(request, reply, { d, q, a, rowLimit, encoding });
 }
+
+/** The meta block a columnar file carries, as for the data endpoints. */
+const columnarMetadata = (meta: Meta): Record<string, string> => ({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 
 async function* once(body: Buffer): AsyncGenerator<Buffer> {
   yield body;
@@ -48,7 +52,8 @@ async function sendAggregate(request: FastifyRequest, reply: FastifyReply, r: { 
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, returned: a.rows.length }, r.rowLimit);
   const writer = FORMATS[q.format].aggregate!;
-  const written = writer.kind === 'text' ? Buffer.from(aggregateBody(writer, meta, a.columns, a.rows)) : Buffer.from(writer.write({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) }, a.columns, a.rows));
+  const written =
+    writer.kind === 'text' ? Buffer.from(aggregateBody(writer, meta, a.columns, a.rows)) : writer.kind === 'binary' ? Buffer.from(writer.write(columnarMetadata(meta), a.columns, a.rows)) : a.file!;
   const body = encoding === 'identity' ? written : await encodeWhole(once(written), encoding);
   reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType).header('content-length', body.length);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);

@@ -6,6 +6,7 @@ import { hotspots } from '../../datasets/hotspots.ts';
 import { writeAggregateData } from '../helpers/aggregate-data.ts';
 import { hotspot } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
+import { hyparquetKeyValues, hyparquetRows } from '../helpers/columnar.ts';
 import { parseCsv } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -102,8 +103,11 @@ describe('meta, headers and the window', () => {
   });
 });
 
-describe('Arrow by Accept', () => {
-  it('the CSV\'s groups as typed columns, meta in the schema metadata; Parquet asked for gets GeoJSON', async () => {
+/** A timestamp read back (a Date, or epoch µs) as the wire spells it. */
+const iso = (v: unknown) => (v instanceof Date ? v : new Date(Number(v as bigint) / 1000)).toISOString().replace('.000Z', 'Z');
+
+describe('Arrow and Parquet by Accept', () => {
+  it('Arrow and Parquet hold the CSV\'s groups as typed columns and the meta block in their metadata', async () => {
     const url = `${H}?from=2024-02-28T12:00:00Z&to=2025-01-01T00:00:01Z&groupBy=country,grid&cell=0.25&stats=frp.sum,frp.max`;
     const csv = parseCsv(await (await server.get(`${url}&format=csv`)).text());
     const r = await server.get(url, { headers: { accept: 'application/vnd.apache.arrow.stream' } });
@@ -125,8 +129,16 @@ describe('Arrow by Accept', () => {
     expect(meta).toMatchObject({ dataset: 'hotspots', returned: rows.length, query: { groupBy: 'country,grid', cell: '0.25' } });
     expect(meta.observation.ageSeconds).toBeUndefined();
     const parquet = await server.get(url, { headers: { accept: 'application/vnd.apache.parquet' } });
-    expect(parquet.headers.get('content-type')).toBe('application/geo+json');
-    await parquet.arrayBuffer();
+    expect(parquet.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    const bytes = Buffer.from(await parquet.arrayBuffer());
+    const stored = await hyparquetRows(bytes);
+    expect(stored.map((row) => Object.entries(row).map(([k, v]) => (k === 'bucket' ? iso(v) : cell(k, v ?? null))))).toEqual(fromCsv);
+    expect(JSON.parse(hyparquetKeyValues(bytes)['fire_api:meta']!)).toEqual(meta);
+    const empty = `${H}?from=2023-01-01&to=2023-02-01&groupBy=country`;
+    const none = await server.get(empty, { headers: { accept: 'application/vnd.apache.parquet' } });
+    expect([none.status, await hyparquetRows(Buffer.from(await none.arrayBuffer()))]).toEqual([200, []]);
+    const noBatches = await server.get(empty, { headers: { accept: 'application/vnd.apache.arrow.stream' } });
+    expect(tableFromIPC(new Uint8Array(await noBatches.arrayBuffer())).numRows).toBe(0);
   });
 });
 
