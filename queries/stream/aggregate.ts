@@ -96,8 +96,9 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
 
 /**
  * The same preflight as an extract (files listed, checked, fingerprinted: a 503 before any byte,
- * an empty window a 200), then one statement, and the files checked unchanged after it. Null when
- * `req.isFresh` says the client holds this version (304).
+ * an empty window a 200), then the statements of the window's parts, the files checked unchanged
+ * after them, and for Parquet the file written. Null when `req.isFresh` says the client holds this
+ * version (304).
  */
 export async function prepareAggregate(ctx: ExtractContext, req: AggregateRequest): Promise<Aggregate | null> {
   const request = requestConnection(ctx.engine, ctx.signal);

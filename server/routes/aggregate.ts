@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { FORMATS } from '../../queries/formats.ts';
+import { FORMATS, type FormatRules } from '../../queries/formats.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
@@ -43,6 +43,14 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
 /** The meta block a columnar file carries, as for the data endpoints. */
 const columnarMetadata = (meta: Meta): Record<string, string> => ({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 
+/** The body before any content coding: text framed by meta, a file with meta inside, or the Parquet file DuckDB wrote. */
+function written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate): Buffer {
+  if (writer.kind === 'text') return Buffer.from(aggregateBody(writer, meta, a.columns, a.rows));
+  if (writer.kind === 'binary') return Buffer.from(writer.write(columnarMetadata(meta), a.columns, a.rows));
+  if (!a.file) throw new Error('a Parquet aggregate without its file');
+  return a.file;
+}
+
 async function* once(body: Buffer): AsyncGenerator<Buffer> {
   yield body;
 }
@@ -51,10 +59,8 @@ async function* once(body: Buffer): AsyncGenerator<Buffer> {
 async function sendAggregate(request: FastifyRequest, reply: FastifyReply, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding }) {
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, returned: a.rows.length }, r.rowLimit);
-  const writer = FORMATS[q.format].aggregate!;
-  const written =
-    writer.kind === 'text' ? Buffer.from(aggregateBody(writer, meta, a.columns, a.rows)) : writer.kind === 'binary' ? Buffer.from(writer.write(columnarMetadata(meta), a.columns, a.rows)) : a.file!;
-  const body = encoding === 'identity' ? written : await encodeWhole(once(written), encoding);
+  const whole = written(FORMATS[q.format].aggregate!, meta, a);
+  const body = encoding === 'identity' ? whole : await encodeWhole(once(whole), encoding);
   reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType).header('content-length', body.length);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(request.method === 'HEAD' ? undefined : body);
