@@ -90,7 +90,8 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics, config: Co
     if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
-    if (!clientGone) request.log.error({ err: error }, 'request failed');
+    metrics.countInternalError();
+    request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
