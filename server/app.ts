@@ -126,8 +126,8 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
   return checks;
 }
 
-export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
-  const engine = await Engine.create({
+const engineOf = (config: Config) =>
+  Engine.create({
     dataDir: config.dataDir,
     tempDir: config.tempDir,
     threads: config.duckdbThreads,
@@ -136,6 +136,8 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     maxQueued: config.duckdbQueueMax,
     maxQueueWaitMs: config.queueWaitMaxMs,
   });
+
+export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
     // Requests on connections still open while the server drains are answered (see closeIdleWhileClosing).
@@ -147,9 +149,19 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     ...requestTimeouts(config.requestTimeoutMs),
     clientErrorHandler: answerClientError,
   });
+  // The registry before the engine: one that does not load leaves no DuckDB behind.
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
-  keys.watch(config.keysReloadMs);
+  const engine = await engineOf(config);
+  try {
+    return await assembleApp(app, config, engine, keys);
+  } catch (e) {
+    engine.close();
+    throw e;
+  }
+}
+
+async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
   const metrics = new Metrics();
   const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const context: AppContext = {
@@ -188,6 +200,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   registerOgcAssets(app);
+  keys.watch(config.keysReloadMs);
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();
