@@ -3,7 +3,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.ts';
 import type { Window } from '../../queries/window.ts';
 import { invalidParameters, type ParameterError } from '../problems.ts';
-import { datasetChoices, type DatasetQuery } from '../query-params.ts';
+import { datasetChoices, parameterErrors, type DatasetQuery } from '../query-params.ts';
 import { cursorScope, decodeCursor, RESTART, type Cursor } from './cursor.ts';
 
 /** Features per page when `limit` is not given. */
@@ -82,7 +82,7 @@ export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknow
   const schema = ownSchema(rowLimit);
   const own = schema.safeParse(raw);
   const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in schema.shape)));
-  const errors: ParameterError[] = own.success ? [] : own.error.issues.map((i) => ({ parameter: String(i.path[0]), message: Array.isArray(raw[String(i.path[0])]) ? 'must not be repeated' : i.message }));
+  const errors: ParameterError[] = own.success ? [] : parameterErrors(own.error, raw, Object.keys(schema.shape));
   const choices = datasetChoices(d, rest, Object.keys(schema.shape));
   errors.push(...choices.errors);
   const datetime = own.success ? own.data.datetime : undefined;
