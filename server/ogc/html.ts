@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../openapi/docs-page.ts';
+import { escapeHtml } from '../escape-html.ts';
 
 /**
  * The HTML of /api/v1/ogc: a page that holds no data. It is served without a key; its own script
