@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
+import { Problem } from '../problems.ts';
 
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
 
@@ -17,6 +18,21 @@ export const MAX_FEATURE_ID = 200;
 
 /** The collections whose features have ids (hotspots, burnt areas, stations). */
 export const WITH_IDS = DATASETS.filter((d) => d.featureId !== null);
+
+/** The 404 of a collection id that names none of the collections (of those with feature ids, when asked for a feature). */
+export function collectionNotFound(id: string, withIds: boolean): Problem {
+  const among = withIds ? WITH_IDS : DATASETS;
+  return new Problem('not-found', `No collection '${id.slice(0, 64).replace(/[^\w-]/g, '?')}'${withIds ? ' with feature ids' : ''}; they are: ${among.map((x) => x.name).join(', ')}.`);
+}
+
+/** The 404 of a feature id no row has; `why` when it is known without looking (an id that cannot be in the column). */
+export const featureNotFound = (d: DatasetDescriptor, why = ''): Problem => new Problem('not-found', `No feature with this id in ${d.name}${why ? `: ${why}` : ''}.`);
+
+/** Whether `text` can be a value of the column: a whole number for a BIGINT or INTEGER column (a feature id, a cursor's key), any text otherwise. */
+export function fitsColumn(d: DatasetDescriptor, column: string, text: string): boolean {
+  const type = d.columns.find((c) => c.name === column)?.type;
+  return type === 'BIGINT' || type === 'INTEGER' ? /^-?\d{1,18}$/.test(text) : true;
+}
 
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';

@@ -4,7 +4,7 @@ import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
-import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
+import { collection, collectionNotFound, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
@@ -21,7 +21,7 @@ const DESCRIPTION = 'Fire data (satellite active-fire detections, burnt areas, f
 function datasetOf(request: FastifyRequest): DatasetDescriptor {
   const id = (request.params as { collectionId: string }).collectionId;
   const d = DATASETS.find((x) => x.name === id);
-  if (!d) throw new Problem('not-found', `No collection '${id.slice(0, 64).replace(/[^\w-]/g, '?')}'; the collections are: ${DATASETS.map((x) => x.name).join(', ')}.`);
+  if (!d) throw collectionNotFound(id, false);
   return d;
 }
 
