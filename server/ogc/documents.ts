@@ -8,7 +8,7 @@ import { Problem } from '../problems.ts';
 
 export const OGC_ROOT = '/api/v1/ogc';
 /** The query of the landing, conformance, collection and queryables documents: only the encoding. */
-export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page.' }) });
+export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page. Without f, `Accept` decides: the page when it weighs text/html above every JSON type (a browser\'s does), else JSON.' }) });
 
 /** The query of one feature: only the encoding. */
 export const OgcFeatureQuery = z.strictObject({ f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the Feature; html: a page (no key needed) showing it on a map.' }) });

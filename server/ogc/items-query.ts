@@ -30,7 +30,7 @@ export const ogcItemsShape = (rowLimit: number) => ({
     .meta({ type: 'integer', maximum: maxLimit(rowLimit), description: `Features per page, at most ${maxLimit(rowLimit)}: a larger limit is not an error, the page holds at most ${maxLimit(rowLimit)} features.` }),
   datetime: z.string().optional().meta({ description: 'An instant or a closed interval `start/end` (RFC 3339; `..` or nothing for an open end). No `datetime`: the whole collection, page by page.', example: '2025-08-01T00:00:00Z/2025-08-01T23:59:59Z' }),
   cursor: z.string().max(2000).optional().meta({ description: 'Where the walk continues: taken from a `next` link, never made by hand.' }),
-  f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the page as GeoJSON; html: a page (no key needed) with a map and a table of these features, its key typed into the page. Without f, a browser asking for text/html gets the page.' }),
+  f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the page as GeoJSON; html: a page (no key needed) with a map and a table of these features, its key typed into the page. Without f, `Accept` decides by its weights: the page when text/html weighs more than every JSON type (as a browser\'s Accept does), else GeoJSON.' }),
 });
 
 export interface ItemsQuery {

@@ -13,6 +13,7 @@ import { entityTag, freshness } from '../etag.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
+import { keyedOnly } from '../ogc/html.ts';
 import type { PageShape } from '../page-shape.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { atCapacity, toProblem } from '../problems.ts';
@@ -150,6 +151,7 @@ function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
 /** A validated query answered: preflight (every check, exact count), then the rows in the page's or the format's framing. */
 export async function serveQuery(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; page: PageShape | null }) {
   const { d, q, page } = r;
+  keyedOnly(request);
   const nowMs = Date.now();
   const rowLimit = page?.rowLimit ?? ctx.config.rowLimit;
   refuseWhenSaturated(request, ctx);

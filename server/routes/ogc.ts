@@ -5,7 +5,7 @@ import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
 import { collection, collectionNotFound, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
-import { OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
+import { keyedOnly, OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
 import { worldOutline } from '../ogc/world.ts';
@@ -44,6 +44,7 @@ function document(build: (request: FastifyRequest, reply: FastifyReply) => Promi
     const parsed = OgcDocumentQuery.safeParse(raw);
     if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcDocumentQuery.shape)));
     if (wantsHtml(request)) return sendShell(reply, title(request));
+    keyedOnly(request);
     return reply.header('vary', 'Accept').send(await build(request, reply));
   };
 }
