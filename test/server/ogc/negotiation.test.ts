@@ -1,4 +1,6 @@
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyedOnly } from '../../../server/ogc/html.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
@@ -108,5 +110,19 @@ describe('no Accept trick skips the key', () => {
       expect(keyed.headers.get('content-type')).toBe('application/geo+json');
       await keyed.body?.cancel();
     }
+  });
+});
+
+describe('data only with a verified key', () => {
+  it('a route that forgets to answer a page shell, so reaches its data without a key, fails closed (500), never with data', async () => {
+    const app = Fastify();
+    app.get('/forgetful', { config: { htmlShell: true } }, async (request) => {
+      keyedOnly(request);
+      return { features: ['secret row'] };
+    });
+    const r = await app.inject({ url: '/forgetful', headers: { accept: 'text/html' } });
+    expect(r.statusCode).toBe(500);
+    expect(r.body).not.toContain('secret row');
+    await app.close();
   });
 });
