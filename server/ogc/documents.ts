@@ -72,6 +72,12 @@ export function landingPage(base: string, title: string, description: string) {
 
 export const conformance = () => ({ conformsTo: CONFORMANCE });
 
+/** The links of /collections: itself as JSON and as a page (/req/core/fc-md-links). */
+export const collectionsLinks = (base: string): Link[] => [
+  { href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: JSON_TYPE, title: 'The collections' },
+  { href: `${base}${OGC_ROOT}/collections?f=html`, rel: 'alternate', type: 'text/html', title: 'The collections as a page' },
+];
+
 /** The time a collection's partitions cover, as an OGC closed interval (null ends: none, or no time axis). */
 export type Span = { start: bigint; end: bigint } | null;
 

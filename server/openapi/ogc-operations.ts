@@ -33,7 +33,7 @@ const COLLECTION: SchemaObject = {
     description: { type: 'string' },
     extent: {
       type: 'object',
-      description: 'Spatial: the world (the data are not scanned for it). Temporal (datasets with time): from the start of the first partition folder to the last instant of the last one; null ends when there is none.',
+      description: 'Spatial (CRS84): the box of the rows\' geometries, each file measured once; absent for a collection without geometry or with no row placed. Temporal (datasets with time): from the start of the first partition folder to the last instant of the last one; null ends when there is none.',
       properties: {
         spatial: { type: 'object', properties: { bbox: { type: 'array', items: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4 } }, crs: { type: 'string' } } },
         temporal: { type: 'object', properties: { interval: { type: 'array', items: { type: 'array', items: { type: 'string', nullable: true }, minItems: 2, maxItems: 2 } }, trs: { type: 'string' } } },

@@ -4,7 +4,7 @@ import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
 import { API_TITLE } from '../openapi/document.ts';
-import { collection, collectionNotFound, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
+import { collection, collectionNotFound, collectionsLinks, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
 import { keyedOnly, OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
@@ -66,7 +66,7 @@ export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void
     const { signal } = requestSignal(reply, ctx.config);
     const collections = [];
     for (const d of DATASETS) collections.push(collection(base, d, await extentsOf(ctx, signal, d)));
-    return { links: [{ href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: 'application/json', title: 'The collections' }], collections };
+    return { links: collectionsLinks(base), collections };
   }, () => 'Collections'));
   scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request, reply) => {
     const d = datasetOf(request);
