@@ -79,6 +79,9 @@ function operation(operationId: string, summary: string, ok: SchemaObject, extra
   return { get: { operationId, tags: [TAG], summary, security: KEY, ...extra, parameters: withF, responses: { 200: ok, 400: problemRef('invalid-parameter'), ...ERRORS, ...((extra.responses as SchemaObject) ?? {}) } } };
 }
 
+/** Four numbers, or six with heights, comma-separated. */
+const BBOX: SchemaObject = { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } };
+
 /** Every dataset's own parameters (filters, bbox, options), each described with the collections that take it. */
 function datasetParameters(): SchemaObject[] {
   const byName = new Map<string, { p: SchemaObject; collections: string[] }>();
@@ -89,9 +92,11 @@ function datasetParameters(): SchemaObject[] {
       byName.set(p.name as string, seen);
     }
   }
-  // bbox alone reads more here than on the v1 endpoint: a 3-D box too.
-  const more = (name: unknown) => (name === 'bbox' ? ` ${BOX_HEIGHTS}` : '');
-  return [...byName.values()].map(({ p, collections }) => ({ ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}${more(p.name)}` }));
+  return [...byName.values()].map(({ p, collections }) => {
+    const described = { ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}` };
+    // bbox reads more here than on the v1 endpoint (a 3-D box too), written as /req/core/fc-bbox-definition has it.
+    return p.name === 'bbox' ? { ...described, description: `${described.description} ${BOX_HEIGHTS}`, style: 'form', explode: false, schema: BBOX } : described;
+  });
 }
 
 /** The headers of a GeoJSON page or feature: the data endpoint's, none required (the HTML page holds no data, so has none), and Link. */

@@ -51,6 +51,11 @@ describe('OGC API – Features Part 1 core, GeoJSON, HTML and OAS 3.0 classes', 
     const doc = (await (await fetch(desc.href as string)).json()) as Json;
     expect(doc.openapi).toMatch(/^3\.0\./);
     for (const p of ['', '/conformance', '/collections', '/collections/{collectionId}', '/collections/{collectionId}/items', '/collections/{collectionId}/items/{featureId}']) expect(Object.keys(doc.paths)).toContain(`/api/v1/ogc${p}`);
+    // /req/core/fc-limit-definition, fc-bbox-definition, fc-time-definition: the items parameters as the standard defines them.
+    const params = Object.fromEntries((doc.paths['/api/v1/ogc/collections/{collectionId}/items'].get.parameters as Json[]).map((p) => [p.name, p]));
+    expect(params.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 2 });
+    expect(params.bbox).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } } });
+    expect(params.datetime).toMatchObject({ in: 'query', schema: { type: 'string' } });
   });
 
   it('/req/core/fc-md-success, /req/core/sfc-md-success: /collections and each collection, the same object in both', async () => {
