@@ -31,14 +31,6 @@ export function wantsHtml(request: FastifyRequest): boolean {
 /** A request for a page shell of a route that has one: it passes without a key. */
 export const isHtmlShell = (request: FastifyRequest): boolean => request.routeOptions.config?.htmlShell === true && wantsHtml(request);
 
-/**
- * Fails closed: the key hook lets a request through without a key only for a page shell, so data
- * asked for without a verified key means a route forgot to answer with its shell. A 500, never data.
- */
-export function keyedOnly(request: FastifyRequest): void {
-  if (request.keyId === undefined) throw new Error(`${request.routeOptions.url ?? 'route'}: data asked for without a verified key`);
-}
-
 /** Only our own files (and Leaflet's inline styles and data images): the page loads nothing from elsewhere. */
 export const OGC_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
