@@ -66,6 +66,11 @@ describe('OGC API – Features Part 1 core, GeoJSON, HTML and OAS 3.0 classes', 
     for (const c of collections) {
       expect(checkCollection(c, server.url), c.id).toEqual([]);
       expect((await json(`/api/v1/ogc/collections/${c.id}`)).body).toEqual(c);
+      // Part 3 (filtering) /req/queryables/get-queryables-response: a JSON Schema of an object, its $id the resource.
+      const href = (c.links as Json[]).find((l) => l.rel === 'http://www.opengis.net/def/rel/ogc/1.0/queryables')!.href as string;
+      const q = await json(href.replace(server.url, ''));
+      expect([q.type.split(';')[0], q.body.type, q.body.$id, q.body.$schema], c.id).toEqual(['application/schema+json', 'object', href, 'https://json-schema.org/draft/2020-12/schema']);
+      expect(Object.keys(q.body.properties).length).toBeGreaterThan(0);
     }
   });
 
