@@ -47,10 +47,13 @@ export function invalidParameters(errors: ParameterError[]): Problem {
 /** The stable `type` URI of a problem kind: a fragment of the service's own documentation. */
 export const problemType = (kind: ProblemKind): string => `/api/v1/docs#problem-${kind}`;
 
-/** The RFC 9457 body of a problem, and its status. */
+/**
+ * The RFC 9457 body of a problem, and its status. `code` is the kind's short name: OGC API –
+ * Features 1.0's exception schema requires it, and it lets a client branch without parsing `type`.
+ */
 export function problemBody(kind: ProblemKind, detail: string, instance: string, requestId: string, errors?: ParameterError[]) {
   const { status, title } = PROBLEM_KINDS[kind];
-  return { status, body: { type: problemType(kind), title, status, detail, instance, requestId, ...(errors ? { errors } : {}) } };
+  return { status, body: { type: problemType(kind), title, status, detail, instance, requestId, code: kind, ...(errors ? { errors } : {}) } };
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {

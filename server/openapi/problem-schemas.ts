@@ -42,6 +42,7 @@ export function problemSchema(kind: ProblemKind) {
       detail: z.string().meta({ description: 'What happened, for a person; never SQL, file paths or engine messages.' }),
       instance: z.string().meta({ description: 'Path of the request, without the query string.' }),
       requestId: z.string().meta({ description: 'Id of the request in the service logs.' }),
+      code: z.literal(kind).meta({ description: 'The problem kind\'s short name, stable within v1 (the end of `type`): the `code` of OGC API – Features\' exception.' }),
       ...errors,
     })
     .meta({ description: `application/problem+json (RFC 9457), kind ${kind}. ${PROBLEM_WHEN[kind]}` });
