@@ -59,19 +59,22 @@ const overlaps = (a: CorrectionRule, b: CorrectionRule): boolean => {
 
 /**
  * What is wrong with a parsed model besides its schema: an id other than its file's name, a rule
- * that ends before it starts, rules that overlap (two of them would apply to one reading), and,
- * when the registry is given, a station it does not hold. Empty when nothing is.
+ * that ends before it starts, rules that overlap (two of them would apply to one reading). Empty
+ * when nothing is.
  */
-export function modelProblems(model: CorrectionModel, fileId: string, stations: ReadonlySet<string> | null = null): string[] {
+export function modelProblems(model: CorrectionModel, fileId: string): string[] {
   const problems: string[] = [];
   if (model.id !== fileId) problems.push(`id '${model.id}' is not the file's name ('${fileId}')`);
   model.rules.forEach((r, i) => {
     if (r.fromUtc !== null && r.toUtc !== null && instantKey(r.fromUtc) >= instantKey(r.toUtc)) problems.push(`rules[${i}]: fromUtc ${r.fromUtc} is not before toUtc ${r.toUtc}`);
-    if (stations && r.stationId !== '*' && !stations.has(r.stationId)) problems.push(`rules[${i}]: unknown station ${r.stationId}`);
     for (let j = 0; j < i; j++) if (overlaps(model.rules[j]!, r)) problems.push(`rules[${j}] and rules[${i}] overlap (${r.quantity}, station ${r.stationId === '*' ? model.rules[j]!.stationId : r.stationId})`);
   });
   return problems;
 }
+
+/** Rules naming a station the registry does not hold (they would correct nothing): `fire-api check` reports them. */
+export const stationProblems = (model: CorrectionModel, stations: ReadonlySet<string>): string[] =>
+  model.rules.flatMap((r, i) => (r.stationId !== '*' && !stations.has(r.stationId) ? [`rules[${i}]: unknown station ${r.stationId}`] : []));
 
 /** zod's complaints as one line each, with the path of the value. */
 export const schemaProblems = (error: z.ZodError): string[] => error.issues.map((i) => `${i.path.length ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : 'the model'}: ${i.message}`);
