@@ -31,11 +31,11 @@ export interface Compiled {
 const T = 't';
 const col = (name: string) => `${T}.${ident(name)}`;
 
+/** Binds a value as the next parameter of `params`, giving its placeholder. */
+const binder = (params: string[]) => (value: string) => `$${params.push(value)}`;
+
 function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
-  const bind = (value: string) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const bind = binder(params);
   const clauses: string[] = [];
   const time = spec.descriptor.time;
   if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
@@ -108,10 +108,7 @@ export function compileKeyAt(q: Omit<TimeAtQuery, 'from' | 'to'> & { from: Insta
 
 /** A wire column's value in a select over the files (alias `t`): read, corrected, or given by the request, binding into `params`. */
 export function columnValue(c: Column, spec: QuerySpec, params: string[]): string {
-  const bind = (value: string) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const bind = binder(params);
   const model = spec.correction ?? null;
   if (!c.computed) return correctedValue(spec.descriptor, model, c.name, col, bind);
   if (c.computed.kind === 'correctionModel') return model ? `CAST(${bind(model.id)} AS VARCHAR)` : 'CAST(NULL AS VARCHAR)';
