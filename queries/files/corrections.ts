@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { correctionModelSchema, modelProblems, schemaProblems, type CorrectionModel } from '../../datasets/correction-model.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
@@ -61,11 +62,11 @@ export class CorrectionStore {
   private async verdict(d: DatasetDescriptor, file: string, fileId: string): Promise<PublishedModel | { problem: string }> {
     let bytes: Buffer;
     try {
-      bytes = await readFile(file);
+      bytes = await readModelFile(file);
     } catch (e) {
-      // Removed between the listing and the read: no longer published.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { problem: 'removed while being read' };
-      return { problem: 'unreadable' };
+      const code = (e as NodeJS.ErrnoException).code;
+      // Symbolic links are never followed, as for data files: a model is a file in this folder.
+      return { problem: code === 'ELOOP' ? 'a symbolic link (never followed)' : code === 'ENOENT' ? 'removed while being read' : 'unreadable' };
     }
     const key = `${d.name}\0${fileId}\0${createHash('sha256').update(bytes).digest('hex')}`;
     let verdict = this.verdicts.get(key);
@@ -78,6 +79,15 @@ export class CorrectionStore {
   }
 }
 
+async function readModelFile(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A model file's bytes judged: the model, or every problem found, in words. */
@@ -86,8 +96,9 @@ export function parseModel(d: DatasetDescriptor, bytes: Buffer, fileId: string):
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString('utf8'));
-  } catch (e) {
-    return { problem: `not JSON (${(e as Error).message})` };
+  } catch {
+    // The parser's message quotes the file's bytes, and /readyz is read without a key.
+    return { problem: 'not JSON' };
   }
   const parsed = correctionModelSchema(d.correction.quantities).safeParse(json);
   if (!parsed.success) return { problem: schemaProblems(parsed.error).join('; ') };

@@ -1,3 +1,5 @@
+import { symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fireApi } from '../helpers/cli.ts';
 import { MODEL_A, MODEL_B, publish } from '../helpers/corrections.ts';
@@ -30,11 +32,15 @@ describe('fire-api check: correction models', () => {
   it('names each invalid model file with what is wrong (quantity, station, overlap, times, id, JSON) and exits 1', async () => {
     const dir = await writeSampleData();
     for (const [id, content] of BROKEN) await publish(dir, typeof content === 'string' ? content : JSON.stringify(content), id);
+    // A symbolic link is never followed (its target could be any file), whatever it points to.
+    await writeFile(path.join(dir, 'linked-target.json'), JSON.stringify(model('linked', [])));
+    await symlink(path.join(dir, 'linked-target.json'), path.join(dir, 'sensor-readings/_corrections/linked.json'));
+    const failing: [string, unknown, RegExp][] = [...BROKEN, ['linked', null, /linked\.json: a symbolic link \(never followed\)/]];
     const r = await fireApi(['check', '--data-dir', dir, '--dataset', 'sensor-readings']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`sensor-readings correction models: ${BROKEN.length} files, 0 valid, ${BROKEN.length} failing`);
-    for (const [, , problem] of BROKEN) expect(r.stdout).toMatch(problem);
+    expect(r.stdout).toContain(`sensor-readings correction models: ${failing.length} files, 0 valid, ${failing.length} failing`);
+    for (const [, , problem] of failing) expect(r.stdout).toMatch(problem);
     const json = JSON.parse((await fireApi(['check', '--data-dir', dir, '--dataset', 'sensor-readings', '--json'])).stdout) as { datasets: { corrections: { failing: { path: string }[] } }[] };
-    expect(json.datasets[0]!.corrections.failing.map((f) => f.path)).toEqual(BROKEN.map(([id]) => `sensor-readings/_corrections/${id}.json`).sort());
+    expect(json.datasets[0]!.corrections.failing.map((f) => f.path)).toEqual(failing.map(([id]) => `sensor-readings/_corrections/${id}.json`).sort());
   });
 });

@@ -93,6 +93,11 @@ describe('versioned correction models', () => {
       expect(pinnedA[key]!.body.equals(correctedA[key]!.body), key).toBe(true);
       expect([pinnedA[key]!.etag, pinnedA[key]!.version, pinnedA[key]!.query], key).toEqual([correctedA[key]!.etag, correctedA[key]!.version, correctedA[key]!.query]);
     }
+    // A client holding the first model's answer: a 304 only while it asks for that model.
+    const s = servers.copied!;
+    const held = { headers: { 'if-none-match': correctedA['copied csv 1']!.etag! } };
+    expect((await s.get(`${URL}&series=corrected&format=csv`, held)).status).toBe(200);
+    expect((await s.get(`${URL}&series=corrected&format=csv&correctionModel=${MODEL_A.id}`, held)).status).toBe(304);
   });
 
   it('publishing models changes no byte of any raw response', async () => {
