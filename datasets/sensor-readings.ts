@@ -1,7 +1,8 @@
 import { col, type DatasetDescriptor } from './descriptor.ts';
 import { stationFilters } from './station-filters.ts';
 
-const raw = (name: string, what: string, unit: string) => col(name, 'DOUBLE', true, `${what} (raw)`, unit);
+/** A measured quantity: stored raw; series=corrected serves the correction model's value. */
+const raw = (name: string, what: string, unit: string) => col(name, 'DOUBLE', true, `${what} (raw; with series=corrected, as the correction model gives it)`, unit);
 
 export const SERIES = ['raw', 'corrected'] as const;
 
