@@ -22,8 +22,8 @@ function isInstant(s: string): boolean {
 
 const Instant = z.string().refine(isInstant, 'must be a UTC instant YYYY-MM-DDTHH:MM:SS[.ffffff]Z');
 
-/** Sorts like the instant it names (fractions padded), for the overlap test. */
-const instantKey = (s: string) => {
+/** Sorts like the instant it names (fractions padded): the overlap test, and which model is the latest. */
+export const instantKey = (s: string): string => {
   const [whole, fraction = ''] = s.slice(0, -1).split('.');
   return `${whole}.${fraction.padEnd(6, '0')}`;
 };

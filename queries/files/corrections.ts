@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { correctionModelSchema, modelProblems, schemaProblems, type CorrectionModel } from '../../datasets/correction-model.ts';
+import { correctionModelSchema, instantKey, modelProblems, schemaProblems, type CorrectionModel } from '../../datasets/correction-model.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { CorrectionsUnavailableError, DataParameterError } from '../errors.ts';
 import type { FailingFile } from './states.ts';
@@ -52,21 +52,24 @@ export class CorrectionStore {
     const result: PublishedModels = { models: [], failing: [] };
     for (const name of names) {
       const verdict = await this.verdict(d, path.join(dir, name), name.slice(0, -'.json'.length));
+      if (verdict === null) continue;
       if ('problem' in verdict) result.failing.push({ path: rel(name), problem: verdict.problem });
       else result.models.push(verdict);
     }
-    result.models.sort((a, b) => compareText(a.model.publishedUtc, b.model.publishedUtc) || compareText(a.id, b.id));
+    result.models.sort((a, b) => compareText(instantKey(a.model.publishedUtc), instantKey(b.model.publishedUtc)) || compareText(a.id, b.id));
     return result;
   }
 
-  private async verdict(d: DatasetDescriptor, file: string, fileId: string): Promise<PublishedModel | { problem: string }> {
+  /** The file judged; null when it was removed since the listing (withdrawn: no longer published). */
+  private async verdict(d: DatasetDescriptor, file: string, fileId: string): Promise<PublishedModel | { problem: string } | null> {
     let bytes: Buffer;
     try {
       bytes = await readModelFile(file);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
       // Symbolic links are never followed, as for data files: a model is a file in this folder.
-      return { problem: code === 'ELOOP' ? 'a symbolic link (never followed)' : code === 'ENOENT' ? 'removed while being read' : 'unreadable' };
+      return { problem: code === 'ELOOP' ? 'a symbolic link (never followed)' : 'unreadable' };
     }
     const key = `${d.name}\0${fileId}\0${createHash('sha256').update(bytes).digest('hex')}`;
     let verdict = this.verdicts.get(key);
