@@ -30,7 +30,7 @@ export const Observation = z
 const DataVersion = z
   .string()
   .regex(/^sha256:[0-9a-f]{64}$/)
-  .meta({ description: 'Fingerprint of the content of the files read (their Parquet footers): same data, same version; a late file changes it.' });
+  .meta({ description: 'Fingerprint of the content of the files read (their Parquet footers), and of the correction model a corrected series applies: same data, same version; a late file changes it.' });
 
 const NON_FINITE = 'In GeoJSON, null also when the stored number is not finite (JSON has no NaN or Infinity).';
 
