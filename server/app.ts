@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { CorrectionStore } from '../queries/files/corrections.ts';
 import { Extents } from '../queries/files/extent.ts';
 import { FolderListings } from '../queries/files/folder-listings.ts';
 import { BackgroundChecks } from '../queries/files/background-checks.ts';
@@ -20,6 +21,7 @@ import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
+import { registerCorrectionsRoute } from './routes/corrections.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
@@ -165,6 +167,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
       listings: new FolderListings(),
+      corrections: new CorrectionStore(config.dataDir),
       connectionsPerExtract: config.extractConnections,
       tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
       aheadBytes: config.extractAheadBytes,
@@ -181,6 +184,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+    for (const d of DATASETS) if (d.correction) registerCorrectionsRoute(scope, context, d);
     registerOgcRoutes(scope, context);
   });
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, ResponseTooLargeError, TempBudgetFullError } from '../queries/errors.ts';
+import { CorrectionsUnavailableError, DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, ResponseTooLargeError, TempBudgetFullError } from '../queries/errors.ts';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
@@ -73,6 +73,10 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
   if (e instanceof ResponseTooLargeError) {
     const detail = 'This response is too large to be written whole before it is sent, as it must be for an HTTP/1.0 request (a proxy speaking HTTP/1.0 to the service included). Narrow the window (from, to) or use HTTP/1.1.';
     return new Problem('unavailable', detail, undefined, retry);
+  }
+  if (e instanceof CorrectionsUnavailableError) {
+    const detail = `A correction model of ${e.dataset} cannot be read or is invalid, so the service did not look at the corrected series. The raw series (series=raw) is not affected. Retry later.`;
+    return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
   }
   if (e instanceof DatasetUnavailableError) {
     const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);

@@ -15,7 +15,7 @@ export const PROBLEM_WHEN: Record<ProblemKind, string> = {
   'request-timeout': 'The request (headers and any body) did not arrive completely within `REQUEST_TIMEOUT_MS` (30 s by default). The connection is closed.',
   'headers-too-large': 'The request line and headers exceed 16 kB (for example a very long URL or Authorization header). The connection is closed.',
   'rate-limited': 'More than the per-key limit of requests per minute, or too many failed authentications from one address. Retry after `Retry-After` seconds.',
-  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
+  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, a correction model file cannot be read or is invalid (the corrected series and the list of models only; the raw series answers as before), the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
   internal: 'An unexpected error. Quote the requestId when reporting it.',
 };
 

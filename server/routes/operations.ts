@@ -15,6 +15,15 @@ async function datasetStatus(dataDir: string, name: string, nowMs: number) {
   return { dataset: name, available: true, reason: null, chainAgeSeconds: chain.observation.ageSeconds };
 }
 
+/** Each correction layer's models as they are on disk now: how many are published, the default, the files that fail. */
+const correctionStates = (ctx: AppContext) =>
+  Promise.all(
+    DATASETS.filter((d) => d.correction).map(async (d) => {
+      const { models, failing } = await ctx.extract.corrections.load(d);
+      return { dataset: d.name, published: models.length, latest: models.at(-1)?.id ?? null, failing };
+    }),
+  );
+
 /** Operating endpoints: no key, no data. */
 export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, engine: Engine, warming: () => boolean): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -26,10 +35,11 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         return { ...(await datasetStatus(ctx.config.dataDir, d.name, nowMs)), files: files.counts, failingFiles: files.failing };
       }),
     );
-    return { status: 'ready', engine: { connections: engine.size, busy: engine.busy }, datasets };
+    return { status: 'ready', engine: { connections: engine.size, busy: engine.busy }, datasets, corrections: await correctionStates(ctx) };
   });
   app.get('/metrics', async (_request, reply) => {
     for (const d of DATASETS) for (const [state, n] of Object.entries(ctx.files.summary(d.name).counts)) ctx.metrics.setDataFiles(d.name, state, n);
+    for (const c of await correctionStates(ctx)) ctx.metrics.setCorrectionModels(c.dataset, { published: c.published, failing: c.failing.length });
     return reply.type('text/plain; version=0.0.4').send(
       await ctx.metrics.render({
         fire_api_duckdb_connections_busy: engine.busy,
