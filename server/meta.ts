@@ -15,7 +15,8 @@ export const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { fro
 export function effectiveQuery(d: DatasetDescriptor, q: DatasetQuery, decided: Pick<DataVersion, 'folderValue' | 'correction'>): Record<string, string | null> {
   const query = { ...q.echo };
   if (d.folderChoice) query[d.folderChoice.param] = decided.folderValue;
-  if (d.correction) query[d.correction.param] = decided.correction?.id ?? null;
+  // Only a response a model shaped names it: raw answers echo what they echoed before models existed.
+  if (d.correction && decided.correction) query[d.correction.param] = decided.correction.id;
   return query;
 }
 

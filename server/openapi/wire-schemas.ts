@@ -97,7 +97,9 @@ function queryEchoSchema(d: DatasetDescriptor) {
   if (d.folderChoice) shape[d.folderChoice.param] = z.string().meta({ description: `The ${d.folderChoice.param} served (the default when none was given).` });
   if (d.correction) {
     const { series } = d.correction;
-    shape[d.correction.param] = z.string().nullable().meta({ description: `The correction model applied (${series.param}=${series.value}): the one pinned, else the latest published; null on any other series or while none is published.` });
+    // Optional rather than nullable: a raw answer echoes exactly what it echoed before models existed
+    // (on the wire an absent key is what Meta's record type already allows).
+    shape[d.correction.param] = (z.string().optional() as unknown as z.ZodType<string | null>).meta({ description: `The correction model applied (${series.param}=${series.value}): the one pinned, else the latest published; absent on any other series or while none is published (so raw answers echo what they always did).` });
   }
   return z.object(shape).meta({ description: 'Every parameter in effect other than the window, defaults included.' });
 }

@@ -21,7 +21,7 @@ const CASES = [
   // level is not given: the server's default must show up in queryInEffect.
   { dataset: 'fire-danger', parameters: { model: 'effis-ecmwf' }, rows: 2, query: { model: 'effis-ecmwf', level: 'country', areaCode: null } },
   // A sensor dataset is requested with simulated=false unless --include-simulated: the simulated station's reading is left out.
-  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, sent: { series: 'corrected', simulated: 'false' }, rows: 2, query: { simulated: 'false', stationId: null, series: 'corrected', correctionModel: null } },
+  { dataset: 'sensor-readings', parameters: { series: 'corrected' }, sent: { series: 'corrected', simulated: 'false' }, rows: 2, query: { simulated: 'false', stationId: null, series: 'corrected' } },
 ];
 
 describe('extract and verify work for every windowed dataset, in pages of at most two rows', () => {

@@ -141,7 +141,7 @@ describe('sensor-stations and sensor-readings', () => {
 
   it('readings carry their station point, simulated, series and a null correctionModel', async () => {
     const { body } = await json('/api/v1/sensor-readings?from=2025-08-01&to=2025-08-02');
-    expect(body.meta.query).toEqual({ simulated: null, stationId: null, series: 'raw', correctionModel: null });
+    expect(body.meta.query).toEqual({ simulated: null, stationId: null, series: 'raw' });
     expect(body.features.map((f: any) => [f.properties.stationId, f.properties.measuredAtUtc])).toEqual([
       ['ST0001', '2025-08-01T12:00:00Z'],
       ['ST0002', '2025-08-01T12:00:00Z'],

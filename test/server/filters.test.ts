@@ -138,7 +138,7 @@ describe('areaCode, simulated and stationId', () => {
     expect(await ids('sensor-readings', `${W}&stationId=S3,S2,S3`, 'stationId')).toEqual(Array.from({ length: 6 }, () => ['S2', 'S3']).flat());
     const r = await server.get(`/api/v1/sensor-readings?${W}&stationId=S3,S2,S3&simulated=false`);
     const body = (await r.json()) as { meta: { query: unknown }; features: unknown[] };
-    expect(body.meta.query).toEqual({ simulated: 'false', stationId: 'S2,S3', series: 'raw', correctionModel: null });
+    expect(body.meta.query).toEqual({ simulated: 'false', stationId: 'S2,S3', series: 'raw' });
     expect(body.features).toHaveLength(6);
   });
 });
