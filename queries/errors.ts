@@ -7,6 +7,16 @@ export class DatasetUnavailableError extends Error {
   }
 }
 
+/**
+ * A correction model file of the dataset cannot be read or is invalid: the corrected series is
+ * unavailable (503), the raw series is not touched.
+ */
+export class CorrectionsUnavailableError extends Error {
+  constructor(readonly dataset: string, readonly failing: readonly { path: string; problem: string }[]) {
+    super(`${dataset}: correction models unusable: ${failing.map((f) => `${f.path}: ${f.problem}`).join('; ')}`);
+  }
+}
+
 /** A parameter whose validity depends on the data (e.g. an unknown model): 400 naming it. */
 export class DataParameterError extends Error {
   constructor(readonly parameter: string, message: string) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { CorrectionStore } from '../queries/files/corrections.ts';
 import { Extents } from '../queries/files/extent.ts';
 import { FolderListings } from '../queries/files/folder-listings.ts';
 import { BackgroundChecks } from '../queries/files/background-checks.ts';
@@ -20,6 +21,7 @@ import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
+import { registerCorrectionsRoute } from './routes/corrections.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
@@ -126,17 +128,6 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
   return checks;
 }
 
-const engineOf = (config: Config) =>
-  Engine.create({
-    dataDir: config.dataDir,
-    tempDir: config.tempDir,
-    threads: config.duckdbThreads,
-    connections: config.duckdbConnections,
-    memoryLimit: config.duckdbMemoryLimit,
-    maxQueued: config.duckdbQueueMax,
-    maxQueueWaitMs: config.queueWaitMaxMs,
-  });
-
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
@@ -152,13 +143,12 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   // The registry before the engine: one that does not load leaves no DuckDB behind.
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
-  const engine = await engineOf(config);
-  try {
-    return await assembleApp(app, config, engine, keys);
-  } catch (e) {
+  const { dataDir, tempDir, duckdbThreads: threads, duckdbConnections: connections, duckdbMemoryLimit: memoryLimit, duckdbQueueMax: maxQueued, queueWaitMaxMs: maxQueueWaitMs } = config;
+  const engine = await Engine.create({ dataDir, tempDir, threads, connections, memoryLimit, maxQueued, maxQueueWaitMs });
+  return assembleApp(app, config, engine, keys).catch((e: unknown) => {
     engine.close();
     throw e;
-  }
+  });
 }
 
 async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
@@ -178,6 +168,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
       listings: new FolderListings(),
+      corrections: new CorrectionStore(config.dataDir),
       connectionsPerExtract: config.extractConnections,
       tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
       aheadBytes: config.extractAheadBytes,
@@ -194,6 +185,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
     scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+    for (const d of DATASETS) if (d.correction) registerCorrectionsRoute(scope, context, d);
     registerOgcRoutes(scope, context);
   });
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;

@@ -35,6 +35,12 @@ export class Metrics {
     labelNames: ['dataset', 'state'],
     registers: [this.registry],
   });
+  private readonly correctionModels = new Gauge({
+    name: 'fire_api_correction_models',
+    help: 'Correction model files by dataset and state: published (valid), failing (unreadable or invalid: the corrected series answers 503)',
+    labelNames: ['dataset', 'state'],
+    registers: [this.registry],
+  });
   private readonly handed = new Map<string, Gauge | Counter>();
 
   constructor() {
@@ -85,6 +91,11 @@ export class Metrics {
 
   setDataFiles(dataset: string, state: string, files: number): void {
     this.dataFiles.set({ dataset, state }, files);
+  }
+
+  setCorrectionModels(dataset: string, counts: { published: number; failing: number }): void {
+    this.correctionModels.set({ dataset, state: 'published' }, counts.published);
+    this.correctionModels.set({ dataset, state: 'failing' }, counts.failing);
   }
 
   /** The exposition text, with `gauges` and `counters` (read by the caller as they are now) included. */

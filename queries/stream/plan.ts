@@ -3,7 +3,7 @@ import { compileCount, compileCountByFile, compileKeyAt, compileTimeAt, type Com
 import { formatInstant, type Instant } from '../instant.ts';
 import { fingerprint } from '../files/footer.ts';
 import type { Partition } from '../files/partitions.ts';
-import type { Sources } from '../files/preflight.ts';
+import { modelHashes, type Sources } from '../files/preflight.ts';
 import type { Window } from '../window.ts';
 import { DatasetUnavailableError } from '../errors.ts';
 
@@ -149,5 +149,5 @@ export function groupFiles(g: Grouping): FileGroup[] {
 export function pageVersion(sources: Sources, cut: Pick<Cut, 'to'>): string {
   const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
   const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
-  return fingerprint([...hashes, ...sources.stationHashes]);
+  return fingerprint([...hashes, ...sources.stationHashes, ...modelHashes(sources.correction)]);
 }

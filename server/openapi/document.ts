@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { listKeyValues } from '../../queries/files/partitions.ts';
+import { correctionModelsId, correctionModelsSchema, correctionsOperation } from './corrections-operation.ts';
 import { datasetOperation, datasetSchemaPrefix } from './dataset-operation.ts';
 import { headerComponents, notModifiedHeaders, problemHeaders } from './headers.ts';
 import { ogcPaths } from './ogc-operations.ts';
@@ -37,6 +38,7 @@ function componentRegistry() {
   for (const [id, schema] of Object.entries(shared)) registry.add(schema, { id });
   for (const d of DATASETS) {
     for (const [suffix, schema] of Object.entries(datasetWireSchemas(d))) registry.add(schema, { id: `${datasetSchemaPrefix(d)}${suffix}` });
+    if (d.correction) registry.add(correctionModelsSchema(d), { id: correctionModelsId(d) });
   }
   for (const kind of PROBLEM_KIND_NAMES) registry.add(problemSchema(kind), { id: problemSchemaId(kind) });
   return registry;
@@ -64,6 +66,7 @@ function components(): SchemaObject {
 /** The whole contract, from the descriptors and the zod schemas that validate requests and describe responses. */
 export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
   const dataPaths = Object.fromEntries(DATASETS.map((d) => [`/api/v1/${d.name}`, { get: datasetOperation(d, input.folderValues[d.name] ?? []) }]));
+  const correctionPaths = Object.fromEntries(DATASETS.filter((d) => d.correction).map((d) => [`/api/v1/${d.name}/corrections`, { get: correctionsOperation(d) }]));
   return {
     openapi: '3.0.3',
     info: { title: API_TITLE, version: API_VERSION, description: overview(input) },
@@ -74,7 +77,7 @@ export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
       { name: 'Documentation', description: 'This contract and its page. No key.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for operators. No key, no data.' },
     ],
-    paths: { ...dataPaths, ...ogcPaths(input.rowLimit), ...otherPaths() },
+    paths: { ...dataPaths, ...correctionPaths, ...ogcPaths(input.rowLimit), ...otherPaths() },
     components: components(),
   };
 }

@@ -25,6 +25,18 @@ export const Readiness = z.object({
         .meta({ description: `The first ${FAILING_LISTED} failing files by path, with what is wrong.` }),
     }),
   ),
+  corrections: z
+    .array(
+      z.object({
+        dataset: z.enum(DATASETS.filter((d) => d.correction).map((d) => d.name) as [string, ...string[]]),
+        published: z.int().min(0).meta({ description: 'Valid model files.' }),
+        latest: z.string().nullable().meta({ description: 'The model the corrected series applies by default; null when none is published.' }),
+        failing: z
+          .array(z.object({ path: z.string().meta({ description: 'Relative to the data folder.' }), problem: z.string() }))
+          .meta({ description: 'Model files that cannot be read or are invalid: while there is one, the corrected series answers 503 (the raw series is not affected).' }),
+      }),
+    )
+    .meta({ description: 'The correction layers (sensor-readings) and the state of their model files.' }),
 });
 
 const NO_KEY: SchemaObject[] = [];

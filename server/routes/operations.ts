@@ -16,6 +16,15 @@ async function datasetStatus(dataDir: string, name: string, nowMs: number) {
   return { dataset: name, available: true, reason: null, chainAgeSeconds: chain.observation.ageSeconds };
 }
 
+/** Each correction layer's models as they are on disk now: how many are published, the default, the files that fail. */
+const correctionStates = (ctx: AppContext) =>
+  Promise.all(
+    DATASETS.filter((d) => d.correction).map(async (d) => {
+      const { models, failing } = await ctx.extract.corrections.load(d);
+      return { dataset: d.name, published: models.length, latest: models.at(-1)?.id ?? null, failing };
+    }),
+  );
+
 /**
  * Readiness for a proxy: 503 when this node can serve no data at all (DATA_DIR gone, a lost mount,
  * or every dataset unavailable), so it leaves the rotation. A node still warming its file checks
@@ -36,7 +45,7 @@ async function readiness(ctx: AppContext, engine: Engine) {
     const reasons = datasets.map((d) => `${d.dataset}: ${d.reason}`).join('; ');
     throw new Problem('unavailable', `Not ready: no dataset is available (${reasons}).`, undefined, retry);
   }
-  return { status: 'ready' as const, engine: { connections: engine.size, busy: engine.busy }, datasets };
+  return { status: 'ready' as const, engine: { connections: engine.size, busy: engine.busy }, datasets, corrections: await correctionStates(ctx) };
 }
 
 /** Operating endpoints: no key, no data. `/healthz` is the process alive; `/readyz` its data servable. */
@@ -45,6 +54,7 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
   app.get('/readyz', () => readiness(ctx, engine));
   app.get('/metrics', async (_request, reply) => {
     for (const d of DATASETS) for (const [state, n] of Object.entries(ctx.files.summary(d.name).counts)) ctx.metrics.setDataFiles(d.name, state, n);
+    for (const c of await correctionStates(ctx)) ctx.metrics.setCorrectionModels(c.dataset, { published: c.published, failing: c.failing.length });
     return reply.type('text/plain; version=0.0.4').send(
       await ctx.metrics.render({
         fire_api_duckdb_connections_busy: engine.busy,
