@@ -92,7 +92,8 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics, config: Co
     if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
-    if (!clientGone) request.log.error({ err: error }, 'request failed');
+    metrics.countInternalError();
+    request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
@@ -128,15 +129,6 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
 }
 
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
-  const engine = await Engine.create({
-    dataDir: config.dataDir,
-    tempDir: config.tempDir,
-    threads: config.duckdbThreads,
-    connections: config.duckdbConnections,
-    memoryLimit: config.duckdbMemoryLimit,
-    maxQueued: config.duckdbQueueMax,
-    maxQueueWaitMs: config.queueWaitMaxMs,
-  });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
     // Requests on connections still open while the server drains are answered (see closeIdleWhileClosing).
@@ -148,9 +140,18 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     ...requestTimeouts(config.requestTimeoutMs),
     clientErrorHandler: answerClientError,
   });
+  // The registry before the engine: one that does not load leaves no DuckDB behind.
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
-  keys.watch(config.keysReloadMs);
+  const { dataDir, tempDir, duckdbThreads: threads, duckdbConnections: connections, duckdbMemoryLimit: memoryLimit, duckdbQueueMax: maxQueued, queueWaitMaxMs: maxQueueWaitMs } = config;
+  const engine = await Engine.create({ dataDir, tempDir, threads, connections, memoryLimit, maxQueued, maxQueueWaitMs });
+  return assembleApp(app, config, engine, keys).catch((e: unknown) => {
+    engine.close();
+    throw e;
+  });
+}
+
+async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
   const metrics = new Metrics();
   const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const context: AppContext = {
@@ -191,6 +192,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   registerOgcAssets(app);
+  keys.watch(config.keysReloadMs);
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();

@@ -18,6 +18,7 @@ export class Metrics {
   private readonly abortedStreams = this.counter('fire_api_streams_aborted_total', 'Data responses aborted mid-stream (client gone, timeout or short stream)');
   private readonly authFailures = this.counter('fire_api_auth_failures_total', 'Data requests refused for a missing, invalid, revoked or expired key', ['reason']);
   private readonly rateLimitStoreErrors = this.counter('fire_api_rate_limit_store_errors_total', 'Rate-limit store (Redis) failures; requests were let through (fail-open)');
+  private readonly internalErrors = this.counter('fire_api_internal_errors_total', 'Requests answered 500: a bug in the service (logged at error level with its stack)');
   private readonly tempSpaceExhausted = this.counter('fire_api_temp_space_exhausted_total', 'Requests answered 503 because TEMP_DIR was full');
   private readonly rowsSent = this.counter('fire_api_rows_sent_total', 'Rows of data responses sent in full (HEAD and cut transfers excluded)', ['dataset']);
   private readonly bytesSent = this.counter('fire_api_response_bytes_total', 'Body bytes of data responses handed to the connection, cut transfers included', ['dataset']);
@@ -78,6 +79,10 @@ export class Metrics {
 
   countTempSpaceExhausted(): void {
     this.tempSpaceExhausted.inc();
+  }
+
+  countInternalError(): void {
+    this.internalErrors.inc();
   }
 
   countAbortedStream(): void {

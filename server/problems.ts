@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CorrectionsUnavailableError, DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, ResponseTooLargeError, TempBudgetFullError } from '../queries/errors.ts';
+import { CorrectionsUnavailableError, DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfEngineMemory, isOutOfTempSpace, isUnreadableData, ResponseTooLargeError, TempBudgetFullError, wasStopped } from '../queries/errors.ts';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
@@ -86,10 +86,15 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
     const p = new Problem('unavailable', 'The server ran out of temporary space for this response, so the service did not look. Retry later.', undefined, retry);
     return Object.assign(p, { cause: e });
   }
-  const timedOut = e instanceof DOMException && e.name === 'TimeoutError';
-  const detail = timedOut ? 'The query did not finish within the time limit, so the service did not look.' : 'The data could not be read, so the service did not look.';
-  // The engine's own complaints about a statement are bugs (500), not unreadable data (503).
-  if (!timedOut && /^(Binder|Parser|Catalog|Not implemented) Error/.test((e as Error)?.message ?? '')) throw e;
+  const detail = wasStopped(e)
+    ? 'The query did not finish within the time limit, so the service did not look.'
+    : isOutOfEngineMemory(e)
+      ? 'The service is at capacity, so it did not look. Retry later.'
+      : isUnreadableData(e)
+        ? 'The data could not be read, so the service did not look.'
+        : null;
+  // Anything else is a bug, not unreadable data: a 500 without Retry-After, logged with its stack and counted.
+  if (detail === null) throw e;
   return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
 }
 

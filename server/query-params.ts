@@ -4,7 +4,7 @@ import type { ColumnFilter, CorrectionLayer, DatasetDescriptor } from '../datase
 import type { Box } from '../queries/sql/box.ts';
 import type { Format } from '../queries/formats.ts';
 import type { RowFilter } from '../queries/sql/filter-sql.ts';
-import { parseInstant, type Instant } from '../queries/instant.ts';
+import { parseInstant, WINDOW_PATTERN, type Instant } from '../queries/instant.ts';
 import { resolveWindow, WINDOW_SYNTAX, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';
 import { negotiateFormat } from './media-types.ts';
@@ -20,8 +20,6 @@ export interface DatasetQuery {
   /** Every non-window parameter in effect, defaults included, for meta.query. */
   echo: Record<string, string | null>;
 }
-
-const WINDOW_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
   z

@@ -4,7 +4,7 @@ import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.t
 import type { Window } from '../../queries/window.ts';
 import { horizontalBoxText } from '../bbox-param.ts';
 import { invalidParameters, type ParameterError } from '../problems.ts';
-import { datasetChoices, type DatasetQuery } from '../query-params.ts';
+import { datasetChoices, parameterErrors, type DatasetQuery } from '../query-params.ts';
 import { cursorScope, decodeCursor, RESTART, type Cursor } from './cursor.ts';
 import { fitsColumn } from './documents.ts';
 
@@ -91,7 +91,7 @@ export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknow
   const schema = ownSchema(rowLimit);
   const own = schema.safeParse(raw);
   const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in schema.shape)));
-  const errors: ParameterError[] = own.success ? [] : own.error.issues.map((i) => ({ parameter: String(i.path[0]), message: Array.isArray(raw[String(i.path[0])]) ? 'must not be repeated' : i.message }));
+  const errors: ParameterError[] = own.success ? [] : parameterErrors(own.error, raw, Object.keys(schema.shape));
   const box = typeof rest.bbox === 'string' ? horizontalBoxText(rest.bbox) : null;
   if (box?.ok === false) errors.push({ parameter: 'bbox', message: box.message });
   if (box) rest.bbox = box.ok ? box.text : undefined;
