@@ -10,6 +10,7 @@ import { isArgsError } from '../shared/command-io.ts';
 import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { capacityFigures, capacityProblems } from './figures-capacity.ts';
+import { soakFigures, soakProblems } from './figures-soak.ts';
 import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
 import { measure, type Measured } from './measure.ts';
 import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
@@ -41,7 +42,7 @@ async function gitState(): Promise<{ commit: string | null; dirty: boolean | nul
 /** Every figure in the order of the scenarios, then the servers' and the run's own. */
 function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: number): Figure[] {
   const yearRows = planned(plan, 'year-csv').expectedRows;
-  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts } = m.load;
+  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts, soak } = m.load;
   return [
     ...m.extracts.flatMap((r) => scenarioFigures(r, m.extracts)),
     ...(concurrent ? concurrentFigures(concurrent) : []),
@@ -49,6 +50,7 @@ function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: numb
     ...(small ? smallWindowsFigures(small, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),
     ...(sizes ? growthFigures(sizes) : []),
     ...(aborts ? abortsFigures(aborts) : []),
+    ...(soak ? soakFigures(soak) : []),
     ...capacityFigures(m.capacity),
     ...(m.shared
       ? [info('server', 'RSS after start, idle (shared server)', m.shared.idleRssMb ?? Number.NaN, 'MB'), info('server', 'VmHWM at end (lifetime peak RSS, same server)', m.shared.vmHwmMb ?? Number.NaN, 'MB')]
@@ -83,7 +85,7 @@ async function run(o: BenchOptions): Promise<number> {
   log('* = a figure of the performance table (bench/readme-table.ts)\n');
   log(renderTable(figures));
   if (o.cpuProfDir) log('note: the shared server ran under --cpu-prof; its figures include the profiler\'s overhead');
-  const problems = [...problemsOf(m.extracts), ...loadProblems(m.load), ...capacityProblems(m.capacity)];
+  const problems = [...problemsOf(m.extracts), ...loadProblems(m.load), ...soakProblems(m.load.soak), ...capacityProblems(m.capacity)];
   if (o.jsonPath) {
     const scenarios = { ...Object.fromEntries(m.extracts.map((r) => [r.name, r])), ...m.load, ...m.capacity };
     const report = { measuredAtUtc, machine, git, options: o, data, warmup: m.shared?.warmup ?? [], scenarios, figures, vmHwmMb: m.shared?.vmHwmMb ?? null, idleRssMb: m.shared?.idleRssMb ?? null, load: m.loadAverage, totalSeconds, problems };

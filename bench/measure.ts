@@ -16,6 +16,7 @@ import type { ServerProcess } from './server-process.ts';
 import { prepareSetup, withServer, type ServerSetup, type Session } from './session.ts';
 import { runEngineFloor, type FloorResult } from './engine-floor.ts';
 import { runSmallWindows, type SmallWindowsResult } from './small-windows.ts';
+import { runSoak, type SoakResult } from './soak.ts';
 
 type Log = (line: string) => void;
 
@@ -38,6 +39,7 @@ export interface LoadMeasured {
   'small-windows'?: SmallWindowsResult & { floor: FloorResult };
   'window-sizes'?: GrowthResult;
   aborts?: AbortsResult;
+  soak?: SoakResult;
 }
 
 export interface Measured {
@@ -122,6 +124,22 @@ function abortAsk(o: BenchOptions, plan: Plan, keys: readonly string[]) {
   return { dataset: hotspots.name, window: fullWindow(o), windowDays, count: o.aborts, warmupCount: Math.max(1, Math.round(o.aborts * ABORT_WARMUP_SHARE)), concurrency: ABORT_CONCURRENCY, maxAbortBytes, keys };
 }
 
+/** soak's requests in flight at once; how long it waits for the server to be idle again at most. */
+const SOAK_CONCURRENCY = 8;
+const SOAK_IDLE_TIMEOUT_MS = 60_000;
+
+/** soak on a fresh server of its own: its memory, descriptors and temp files are its own. */
+async function measureSoak(o: BenchOptions, setup: ServerSetup, log: Log): Promise<SoakResult> {
+  const checkpoint = Math.max(1, Math.round(o.soakRequests / 10));
+  log(`soak: ${o.soakRequests.toLocaleString('en')} mixed requests, ${SOAK_CONCURRENCY} at a time; RSS after ${checkpoint.toLocaleString('en')} and at the end ...`);
+  const ask = { dataset: hotspots.name, window: fullWindow(o), requests: o.soakRequests, checkpoint, concurrency: SOAK_CONCURRENCY, keys: setup.keys, tempDir: setup.config.tempDir, idleTimeoutMs: SOAK_IDLE_TIMEOUT_MS };
+  const r = (await withServer(setup, o, 'soak', { warm: true }, log, (s) => runSoak(s, ask))).value;
+  const state = (x: SoakResult['start']) => `RSS ${x.rssMb.toFixed(0)} MB, heap ${x.heapUsedMb.toFixed(0)} MB, ${x.fds} descriptors (${x.clientConnections} of them clients' connections), ${x.tempFiles} temp files`;
+  log(`soak: start ${state(r.start)}; after ${r.checkpoint.requests.toLocaleString('en')}: ${state(r.checkpoint)}; end ${state(r.end)}`);
+  log(`soak: ${r.requests.toLocaleString('en')} requests in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statusCounts)}, ${r.hungUp} hung up, idle again: ${r.idleReached} (${(r.idleWaitMs / 1000).toFixed(1)} s)`);
+  return r;
+}
+
 /** Key registry, then each scenario on its server: cold-first-byte cold, then the shared server's, concurrent-year-csv fresh, aborts fresh. */
 export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Measured> {
   const only = new Set(o.only);
@@ -149,6 +167,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
       log(`aborts: busy after ${aborts.busyAfter}, RSS ${aborts.rssBeforeMb.toFixed(0)} -> ${aborts.rssAfterMb.toFixed(0)} MB`);
       m.load.aborts = aborts;
     }
+    if (only.has('soak')) m.load.soak = await measureSoak(o, setup, log);
     m.capacity = await measureCapacity(o, plan, setup, m.extracts, log);
     m.loadAverage.after = os.loadavg();
     return m;

@@ -28,6 +28,8 @@ export interface BenchOptions {
   yearTimeoutSeconds: number;
   /** overload: the concurrencies tried for the best goodput (10 times the best is then offered). */
   overloadLevels: number[];
+  /** soak: requests in all (RSS is compared between a tenth of them and the end). */
+  soakRequests: number;
 }
 
 /** A half-open window of whole UTC days, as the API takes it (`from=YYYY-MM-DD&to=...`). */
@@ -50,6 +52,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --slow-kb-s N    pace of each of slow-readers' throttled downloads, kB/s (default 1000: 1 MB/s)
   --year-timeout-s N  QUERY_TIMEOUT_MS of throttled-year's server, in seconds (default 30)
   --overload-levels LIST  overload's calibration concurrencies (default 10,25,50,100); e.g. 100 offers 1,000
+  --soak-requests N  soak's requests (default 100000; RSS compared between the first tenth and the end)
 
 Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(20)} ${s.measures}`).join('\n')}
@@ -91,6 +94,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       'slow-kb-s': { type: 'string' },
       'year-timeout-s': { type: 'string' },
       'overload-levels': { type: 'string' },
+      'soak-requests': { type: 'string' },
     },
   });
   const scale = positive(values.scale, 'scale', 10);
@@ -114,6 +118,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     slowBytesPerSecond: positive(values['slow-kb-s'], 'slow-kb-s', 1000) * 1000,
     yearTimeoutSeconds: positive(values['year-timeout-s'], 'year-timeout-s', 30),
     overloadLevels: overloadLevels(values['overload-levels']),
+    soakRequests: Math.trunc(positive(values['soak-requests'], 'soak-requests', 100_000)),
   };
 }
 

@@ -10,7 +10,10 @@ export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B 
                            default: csv when FILE ends in .csv, parquet when it ends in .parquet, else geojson;
                            parquet: one GeoParquet file for the whole walk, the rows and order of the CSV
   --country CC --model M --level L --series S --bbox=W,S,E,N --station-id ID[,ID...] --area-code C
-                           dataset parameters, sent with every request (--bbox=... with '=': W may be negative)
+  --correction-model ID
+                           dataset parameters, sent with every request (--bbox=... with '=': W may be negative);
+                           with --series corrected and no --correction-model, the model the first window was
+                           corrected with is pinned for the rest of the walk and in the manifest
   --interval I --group-by K[,K...] --cell C --stats S[,S...]
                            with <dataset>/aggregate (e.g. hotspots/aggregate): exact counts and stats per
                            bucket and group instead of rows, walked and cited like rows (csv or geojson)
@@ -33,7 +36,7 @@ Exit code: 0 all identical, 1 something changed, 2 usage, 3 could not verify.
 /** A dataset, or its aggregates (`hotspots/aggregate`). */
 const DATASET_NAME = /^([a-z][a-z0-9-]{0,63})(\/aggregate)?$/;
 /** Command-line option -> query parameter. */
-const PARAMETERS = { country: 'country', level: 'level', model: 'model', series: 'series', bbox: 'bbox', 'station-id': 'stationId', 'area-code': 'areaCode' } as const;
+const PARAMETERS = { country: 'country', level: 'level', model: 'model', series: 'series', bbox: 'bbox', 'station-id': 'stationId', 'area-code': 'areaCode', 'correction-model': 'correctionModel' } as const;
 /** Options of an aggregate only. */
 const AGGREGATE_PARAMETERS = { interval: 'interval', 'group-by': 'groupBy', cell: 'cell', stats: 'stats' } as const;
 

@@ -11,7 +11,7 @@ import { MAX_FOOTER_BYTES } from './parquet-page.ts';
 import { TOOL } from './io.ts';
 import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
 import { sha256File, writeJsonAtomic } from './output-file.ts';
-import { rowsDone, type ResumeState } from './resume-state.ts';
+import { rowsDone, walkParameters, type ResumeState } from './resume-state.ts';
 
 export interface ExtractPaths {
   out: string;
@@ -146,7 +146,7 @@ export function buildManifest(state: ResumeState, file: Manifest['file']): Manif
     dataset,
     format,
     window: from === null || to === null ? null : { from, to },
-    parameters,
+    parameters: walkParameters(state),
     queryInEffect: state.query,
     csvHeader: state.csvHeader,
     rowLimit: state.rowLimit,
@@ -158,6 +158,7 @@ export function buildManifest(state: ResumeState, file: Manifest['file']): Manif
     file,
     citable: simulated !== 'included',
     simulatedSeries: simulated,
+    ...(state.query && 'correctionModel' in state.query ? { correctionModel: state.query.correctionModel ?? null } : {}),
   };
   return { ...manifest, citation: buildCitation(manifest) };
 }

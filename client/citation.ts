@@ -28,7 +28,8 @@ function facts(m: CitedManifest) {
   const retrieved = m.completedAtUtc.slice(0, 10);
   const versions = distinct(m.pages.map((p) => p.dataVersion));
   const simulated = m.simulatedSeries === 'included' ? '; simulated series included (not citable as observations)' : m.simulatedSeries === 'excluded' ? '; simulated series excluded' : '';
-  return { window, retrieved, versions, simulated, windowText: window ? `${window.from} to ${window.to} (half-open)` : 'no time window' };
+  const corrected = m.correctionModel ? `; corrected with correction model ${m.correctionModel}` : m.parameters.series === 'corrected' ? '; corrected series, no correction model applied' : '';
+  return { window, retrieved, versions, series: simulated + corrected, windowText: window ? `${window.from} to ${window.to} (half-open)` : 'no time window' };
 }
 
 /** A BibTeX key from the dataset, the window start and the file hash: stable for the same extract. */
@@ -62,7 +63,7 @@ function bibtex(m: CitedManifest, title: string, note: string): string {
 export function buildCitation(m: CitedManifest): Citation {
   const f = facts(m);
   const title = `${SERVICE_NAME}: ${m.dataset}, ${f.windowText}`;
-  const note = `Parameters: ${parametersText(m)}${f.simulated}. Data versions: ${f.versions.join(', ') || 'none'}. File ${m.file.name} (${m.format}, ${m.rows} rows), SHA-256 ${m.file.sha256}.`;
+  const note = `Parameters: ${parametersText(m)}${f.series}. Data versions: ${f.versions.join(', ') || 'none'}. File ${m.file.name} (${m.format}, ${m.rows} rows), SHA-256 ${m.file.sha256}.`;
   const url = `${m.service}/api/v1/${m.dataset}`;
   const text = `${SERVICE_NAME} (${f.retrieved.slice(0, 4)}). ${m.dataset}, ${f.windowText} [data set]. ${url}. Retrieved ${f.retrieved}. ${note}`;
   const [y, mo, d] = f.retrieved.split('-').map(Number);

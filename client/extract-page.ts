@@ -3,7 +3,7 @@ import type { ExtractRun } from './extract-run.ts';
 import type { PageRecord } from './manifest.ts';
 import { acceptOf, pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
 import { retryMessage } from './progress.ts';
-import { rowsDone, type ResumeState } from './resume-state.ts';
+import { rowsDone, walkParameters, type ResumeState } from './resume-state.ts';
 import { withRetries } from './retry.ts';
 
 /**
@@ -38,7 +38,7 @@ export interface FetchedPage extends Pick<PageResult, 'rowLimit' | 'csvHeader' |
 /** One window with retries; every attempt starts again from the page's first byte. */
 export async function fetchPage(run: ExtractRun, from: string | null): Promise<FetchedPage> {
   const { state, out, opts } = run;
-  const url = pageUrl({ ...state.identity, from });
+  const url = pageUrl({ ...state.identity, parameters: walkParameters(state), from });
   const startOffset = out.size;
   const firstRow = rowsDone(state);
   const what = from === null ? 'the registry' : `window ${state.pages.length + 1} (from ${from})`;

@@ -15,6 +15,9 @@ import { describeIdentity, loadState, newState, rowsDone, sameIdentity, saveStat
 
 const identityOf = (o: ExtractOptions): Identity => ({ service: o.service, dataset: o.dataset, format: o.format, from: o.from, to: o.to, parameters: o.parameters });
 
+/** extract's exit code when it failed (completed windows are kept for a resume). */
+export const EXTRACT_FAILED = 1;
+
 /** `fire-api extract`: 0 done, 1 failed (completed windows kept for a resume), 2 usage. */
 export async function extractCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
   const opts = parseCommandArgs(io, 'extract', EXTRACT_USAGE, args, () => parseExtractArgs(args, env));
@@ -26,7 +29,7 @@ export async function extractCommand(args: string[], env: NodeJS.ProcessEnv, io:
   } catch (e) {
     if (!(e instanceof ClientError)) throw e;
     io.stderr.write(`fire-api extract: ${e.message}\n`);
-    return 1;
+    return EXTRACT_FAILED;
   } finally {
     client.close();
   }

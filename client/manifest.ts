@@ -57,6 +57,11 @@ export const Manifest = z.object({
   citable: z.boolean().optional(),
   /** `excluded` (simulated=false sent), `included` (--include-simulated), `none` (the dataset has no simulated series). */
   simulatedSeries: z.enum(['excluded', 'included', 'none']).optional(),
+  /**
+   * The correction model the values were corrected with (series=corrected), null when none was
+   * applied; absent for data without a correction layer.
+   */
+  correctionModel: z.string().nullable().optional(),
   citation: z.object({ text: z.string(), bibtex: z.string(), cslJson: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;

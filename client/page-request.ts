@@ -38,7 +38,7 @@ export interface PageResult {
   returned: number;
   rowsSha256: string;
   csvHeader: string | null;
-  /** meta.query of a GeoJSON page: the parameters in effect, defaults included. */
+  /** meta.query: the parameters in effect, defaults included (from the body's meta, or X-Query for CSV; null when neither says). */
   query: WireMeta['query'] | null;
 }
 
@@ -104,7 +104,7 @@ export async function readPage(res: IncomingMessage, format: Format, sink: PageS
   }
   const body = reader.finish();
   checkRowCount(head.returned, body.returned, wholeBecause(format, res));
-  return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) };
+  return { ...head, returned: body.returned, rowsSha256: body.rowsSha256, csvHeader: body.csvHeader, query: queryOf(body) ?? headerQuery(res.headers) };
 }
 
 /**
@@ -142,6 +142,21 @@ function queryOf(body: PageBody): WireMeta['query'] | null {
   if (!body.meta) return null;
   const q = body.meta.query;
   if (typeof q !== 'object' || q === null) throw new ProtocolError('meta.query is missing');
+  return q as WireMeta['query'];
+}
+
+/** X-Query: meta.query as a header, the one place a CSV page says which parameters (and correction model) were in effect. */
+function headerQuery(h: IncomingHttpHeaders): WireMeta['query'] | null {
+  const text = header(h, META_HEADER.query);
+  if (text === null) return null;
+  let q: unknown;
+  try {
+    q = JSON.parse(text);
+  } catch {
+    throw new ProtocolError(`${META_HEADER.query} is not JSON`);
+  }
+  const plain = typeof q === 'object' && q !== null && !Array.isArray(q) && Object.values(q).every((v) => v === null || typeof v === 'string');
+  if (!plain) throw new ProtocolError(`${META_HEADER.query} is not an object of parameters`);
   return q as WireMeta['query'];
 }
 

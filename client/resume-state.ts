@@ -63,4 +63,15 @@ export const sameIdentity = (a: Identity, b: Identity): boolean => canonical(a) 
 export const describeIdentity = (i: Identity): string =>
   [i.dataset, ...(i.from === null ? [] : [`from=${i.from}`, `to=${i.to}`]), `format=${i.format}`, ...Object.entries(i.parameters).map(([k, v]) => `${k}=${v}`), `at ${i.service}`].join(' ');
 
+/**
+ * The parameters every request of the walk sends: those given, and the correction model the server
+ * applied to the first window when none was given, so that a model published during the walk (or
+ * before a verify) never changes the values.
+ */
+export function walkParameters(s: ResumeState): Record<string, string> {
+  const model = s.query?.correctionModel;
+  if (typeof model !== 'string' || s.identity.parameters.correctionModel !== undefined) return s.identity.parameters;
+  return { ...s.identity.parameters, correctionModel: model };
+}
+
 export const rowsDone = (s: ResumeState): number => s.pages.reduce((n, p) => n + p.returned, 0);

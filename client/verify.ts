@@ -11,6 +11,9 @@ import { retryMessage } from './progress.ts';
 import { withRetries } from './retry.ts';
 import { printReport, type FileCheck, type WindowCheck } from './verify-report.ts';
 
+/** verify's exit code when it could not verify (the service, the manifest, or a fault of its own). */
+export const COULD_NOT_VERIFY = 3;
+
 /** `fire-api verify`: 0 every window identical, 1 something changed, 2 usage, 3 could not verify. */
 export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: ClientIo = processIo()): Promise<number> {
   const opts = parseCommandArgs(io, 'verify', VERIFY_USAGE, args, () => parseVerifyArgs(args, env));
@@ -27,7 +30,7 @@ export async function verifyCommand(args: string[], env: NodeJS.ProcessEnv, io: 
   } catch (e) {
     if (!(e instanceof ClientError)) throw e;
     io.stderr.write(`fire-api verify: could not verify: ${e.message}\n`);
-    return 3;
+    return COULD_NOT_VERIFY;
   } finally {
     client.close();
   }

@@ -11,9 +11,10 @@ export interface Column {
   unit?: string;
   /**
    * Wire-only column: not read from the file, its value comes from the request.
-   * `param` echoes a query parameter, `null` is always null (e.g. correctionModel today).
+   * `param` echoes a query parameter, `correctionModel` is the id of the correction model applied
+   * (null when none is).
    */
-  computed?: { kind: 'param'; param: string } | { kind: 'null' };
+  computed?: { kind: 'param'; param: string } | { kind: 'correctionModel' };
 }
 
 export type Geometry =
@@ -88,6 +89,19 @@ export interface DatasetDescriptor {
   options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];
   /** `GET /api/v1/<name>/aggregate`: its group keys and measures; null: the dataset has no aggregate endpoint. */
   aggregate: Aggregation | null;
+  /** Versioned correction models (files in `_corrections/`) applied to measured columns of one series. */
+  correction?: CorrectionLayer;
+}
+
+export interface CorrectionLayer {
+  /** The option and value that ask for the corrected series (series=corrected). */
+  series: { param: string; value: string };
+  /** The parameter that pins a model by id. */
+  param: string;
+  /** The column a rule's stationId is compared with. */
+  stationColumn: string;
+  /** The columns a rule may correct. */
+  quantities: readonly string[];
 }
 
 /** A code filter (country, area): matched case-insensitively, echoed and compared in upper case. */

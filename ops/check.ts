@@ -10,6 +10,7 @@ import { fileState, type FailingFile } from '../queries/files/states.ts';
 import { listDatasetFiles } from '../queries/files/partitions.ts';
 import { checkFiles, type CheckedFile } from '../queries/files/warm-checks.ts';
 import { UsageError } from '../shared/command-io.ts';
+import { checkCorrections, type CorrectionsCheck } from './check-corrections.ts';
 
 /** One dataset's files as `fire-api check` reports them; paths relative to the data folder. */
 export interface DatasetCheck {
@@ -24,11 +25,13 @@ export interface DatasetCheck {
   partitionsWithSeveralFiles: { folder: string; files: number }[];
   malformedFolders: string[];
   ignoredNames: string[];
+  /** The correction model files, for a dataset with a correction layer (null otherwise). */
+  corrections: CorrectionsCheck | null;
 }
 
 function summarize(d: DatasetDescriptor, dataDir: string, checked: readonly CheckedFile[], listing: { malformedFolders: string[]; ignoredNames: string[] }): DatasetCheck {
   const rel = (p: string) => path.relative(dataDir, p);
-  const report: DatasetCheck = { dataset: d.name, folderProblem: null, files: checked.length, servable: 0, failing: [], unsorted: [], partitionsWithSeveralFiles: [], malformedFolders: listing.malformedFolders, ignoredNames: listing.ignoredNames };
+  const report: DatasetCheck = { dataset: d.name, folderProblem: null, files: checked.length, servable: 0, failing: [], unsorted: [], partitionsWithSeveralFiles: [], malformedFolders: listing.malformedFolders, ignoredNames: listing.ignoredNames, corrections: null };
   const perFolder = new Map<string, number>();
   for (const { file, verdict } of checked) {
     if (verdict.ok) report.servable++;
@@ -51,7 +54,7 @@ async function checkDataset(engine: Engine, checker: FileChecker, dataDir: strin
   }
   const checked: CheckedFile[] = [];
   await checkFiles(engine, checker, listing.files.map((file) => ({ dataset: d.name, file })), (c) => checked.push(c));
-  return summarize(d, dataDir, checked, listing);
+  return { ...summarize(d, dataDir, checked, listing), corrections: d.correction ? await checkCorrections(engine, dataDir, d) : null };
 }
 
 /** Every file of `datasets` under `dataDir`, checked in this process by the server's own checks. */
@@ -80,10 +83,15 @@ function describeCheck(r: DatasetCheck): string[] {
   for (const p of r.partitionsWithSeveralFiles) lines.push(`  several   ${p.folder} (${p.files} files)`);
   for (const f of r.malformedFolders) lines.push(`  malformed ${f} (not a valid partition key: never read)`);
   for (const f of r.ignoredNames) lines.push(`  ignored   ${f}`);
+  const c = r.corrections;
+  if (c && c.valid + c.failing.length > 0) {
+    lines.push(`${r.dataset} correction models: ${n(c.valid + c.failing.length, 'file')}, ${c.valid} valid, ${c.failing.length} failing${c.stationsNotChecked ? ` (station ids not checked: ${c.stationsNotChecked})` : ''}`);
+    for (const f of c.failing) lines.push(`  failing   ${f.path}: ${f.problem}`);
+  }
   return lines;
 }
 
-/** `fire-api check`: the exit code (0 all servable, 1 any failing); usage errors throw UsageError. */
+/** `fire-api check`: the exit code (0 all servable, 1 any data or correction model file failing); usage errors throw UsageError. */
 export async function checkCommand(args: string[], defaultDataDir: () => string, out: (text: string) => void): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, dataset: { type: 'string' }, json: { type: 'boolean' } } });
   const dataDir = path.resolve(values['data-dir'] ?? defaultDataDir());
@@ -93,5 +101,5 @@ export async function checkCommand(args: string[], defaultDataDir: () => string,
   const reports = await checkData(dataDir, datasets);
   if (values.json) out(JSON.stringify({ dataDir, datasets: reports }, null, 2));
   else for (const r of reports) out(describeCheck(r).join('\n'));
-  return reports.some((r) => r.failing.length > 0) ? 1 : 0;
+  return reports.some((r) => r.failing.length > 0 || (r.corrections?.failing.length ?? 0) > 0) ? 1 : 0;
 }

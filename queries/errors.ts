@@ -7,6 +7,16 @@ export class DatasetUnavailableError extends Error {
   }
 }
 
+/**
+ * A correction model file of the dataset cannot be read or is invalid: the corrected series is
+ * unavailable (503), the raw series is not touched.
+ */
+export class CorrectionsUnavailableError extends Error {
+  constructor(readonly dataset: string, readonly failing: readonly { path: string; problem: string }[]) {
+    super(`${dataset}: correction models unusable: ${failing.map((f) => `${f.path}: ${f.problem}`).join('; ')}`);
+  }
+}
+
 /** A parameter whose validity depends on the data (e.g. an unknown model): 400 naming it. */
 export class DataParameterError extends Error {
   constructor(readonly parameter: string, message: string) {
@@ -39,6 +49,13 @@ export class TempBudgetFullError extends Error {
   }
 }
 
+/** The engine was closed (the server shuts down) while a request waited for a connection or asked for one. */
+export class EngineClosedError extends Error {
+  constructor() {
+    super('engine closed');
+  }
+}
+
 /** A file whose bytes are not a complete Parquet file (truncated, still being written, not Parquet). */
 export class UnreadableFileError extends Error {}
 
@@ -60,4 +77,27 @@ export function isOutOfTempSpace(e: unknown): boolean {
   if ((e as NodeJS.ErrnoException | null)?.code === 'ENOSPC') return true;
   const message = (e as Error | null)?.message ?? '';
   return /No space left on device/i.test(message);
+}
+
+/** The engine's complaints about the files it reads: IO, a value it cannot convert, a corrupt page, a file that is not Parquet. */
+const ENGINE_READ_ERROR = /^(IO|Conversion|Invalid) Error:|^Invalid Input Error:.*\bfile\b/s;
+
+/**
+ * The data could not be read, so the service did not look (503): a file unreadable, vanished or
+ * changed under the server, a system call that failed (the disk, a lost mount), the engine's
+ * errors on a file, the engine closed by a shutdown. Anything else is a bug (500).
+ */
+export function isUnreadableData(e: unknown): boolean {
+  if (e instanceof DatasetUnavailableError || e instanceof UnreadableFileError || e instanceof StreamIncompleteError || e instanceof EngineClosedError) return true;
+  if (typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string') return true;
+  return ENGINE_READ_ERROR.test((e as Error | null)?.message ?? '');
+}
+
+/** DuckDB reached DUCKDB_MEMORY_LIMIT: the load, not the data and not a bug. */
+export const isOutOfEngineMemory = (e: unknown): boolean => /^Out of Memory Error/.test((e as Error | null)?.message ?? '');
+
+/** The request was stopped on purpose (its time budget spent, its client gone): the signal's reason, or the engine's interrupt. */
+export function wasStopped(e: unknown): boolean {
+  if (e instanceof DOMException) return e.name === 'TimeoutError' || e.name === 'AbortError';
+  return /^INTERRUPT Error/.test((e as Error | null)?.message ?? '');
 }

@@ -7,11 +7,15 @@ export type Instant = bigint;
 const US_PER_MS = 1000n;
 const US_PER_DAY = 86_400_000_000n;
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+/**
+ * The contract's window syntax: `YYYY-MM-DD`, or with `THH:MM[:SS[.ffffff]]` and an optional `Z` or
+ * `±HH:MM`. The one pattern: parsed here, and the `pattern` of `from`/`to` in the OpenAPI document.
+ */
+export const WINDOW_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** Parses the contract's window syntax; returns null when the text is not a valid instant. */
 export function parseInstant(text: string): Instant | null {
-  const m = ISO.exec(text);
+  const m = WINDOW_PATTERN.exec(text);
   if (!m) return null;
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
   // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.

@@ -1,4 +1,5 @@
 import type { ExtractContext } from '../queries/stream/extract-types.ts';
+import type { CorrectionStore } from '../queries/files/corrections.ts';
 import type { Extents } from '../queries/files/extent.ts';
 import type { FileStates } from '../queries/files/states.ts';
 import type { Config } from './config.ts';
@@ -12,5 +13,5 @@ export interface AppContext {
   files: FileStates;
   /** The bounding box of each dataset's rows, measured once per file. */
   extents: Extents;
-  extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'>;
+  extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'> & { corrections: CorrectionStore };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
+import { CorrectionStore } from '../queries/files/corrections.ts';
 import { Extents } from '../queries/files/extent.ts';
 import { FolderListings } from '../queries/files/folder-listings.ts';
 import { BackgroundChecks } from '../queries/files/background-checks.ts';
@@ -21,6 +22,7 @@ import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
 import { registerAggregateRoute } from './routes/aggregate.ts';
+import { registerCorrectionsRoute } from './routes/corrections.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
@@ -91,7 +93,8 @@ function installErrorHandling(app: FastifyInstance, metrics: Metrics, config: Co
     if (request.is404) return sendProblem(request, reply, new Problem('not-found', 'No such resource.'));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(request, reply, new Problem('malformed-request', 'The request is malformed.'));
-    if (!clientGone) request.log.error({ err: error }, 'request failed');
+    metrics.countInternalError();
+    request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, new Problem('internal', 'An internal error occurred; quote the requestId when reporting it.'));
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new Problem('not-found', 'No such resource.')));
@@ -127,15 +130,6 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
 }
 
 export async function buildApp(config: Config, opts: { logStream?: NodeJS.WritableStream } = {}): Promise<App> {
-  const engine = await Engine.create({
-    dataDir: config.dataDir,
-    tempDir: config.tempDir,
-    threads: config.duckdbThreads,
-    connections: config.duckdbConnections,
-    memoryLimit: config.duckdbMemoryLimit,
-    maxQueued: config.duckdbQueueMax,
-    maxQueueWaitMs: config.queueWaitMaxMs,
-  });
   const app = Fastify({
     logger: loggerOptions(config, opts.logStream),
     // Requests on connections still open while the server drains are answered (see closeIdleWhileClosing).
@@ -147,9 +141,18 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     ...requestTimeouts(config.requestTimeoutMs),
     clientErrorHandler: answerClientError,
   });
+  // The registry before the engine: one that does not load leaves no DuckDB behind.
   const keys = new KeyRegistry(config.keysFile, app.log);
   await keys.load();
-  keys.watch(config.keysReloadMs);
+  const { dataDir, tempDir, duckdbThreads: threads, duckdbConnections: connections, duckdbMemoryLimit: memoryLimit, duckdbQueueMax: maxQueued, queueWaitMaxMs: maxQueueWaitMs } = config;
+  const engine = await Engine.create({ dataDir, tempDir, threads, connections, memoryLimit, maxQueued, maxQueueWaitMs });
+  return assembleApp(app, config, engine, keys).catch((e: unknown) => {
+    engine.close();
+    throw e;
+  });
+}
+
+async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
   const metrics = new Metrics();
   const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const context: AppContext = {
@@ -166,6 +169,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
       listings: new FolderListings(),
+      corrections: new CorrectionStore(config.dataDir),
       connectionsPerExtract: config.extractConnections,
       tempBudget: new TempBudget(config.tempDirMaxBytes, config.retryAfterSeconds),
       aheadBytes: config.extractAheadBytes,
@@ -183,12 +187,14 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
     for (const d of DATASETS) if (d.aggregate) registerAggregateRoute(scope, context, d);
+    for (const d of DATASETS) if (d.correction) registerCorrectionsRoute(scope, context, d);
     registerOgcRoutes(scope, context);
   });
   const checks = config.warmFileChecks || config.fileCheckIntervalMs > 0 ? startBackgroundChecks(app, context) : null;
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   registerOgcAssets(app);
+  keys.watch(config.keysReloadMs);
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();

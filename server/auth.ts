@@ -32,6 +32,14 @@ export function presentedKey(header: string | undefined): string | null {
   return password === '' ? null : password;
 }
 
+/**
+ * Fails closed: the key hook lets a request through without a key only for a page shell, so data
+ * asked for without a verified key means a route forgot to answer with its shell. A 500, never data.
+ */
+export function keyedOnly(request: FastifyRequest): void {
+  if (request.keyId === undefined) throw new Error(`${request.routeOptions.url ?? 'route'}: data asked for without a verified key`);
+}
+
 /** Answers whether this client address may still fail authentication; throws the 429 when it may not. */
 export type FailureGate = (request: FastifyRequest) => Promise<void>;
 

@@ -6,6 +6,23 @@ const NUMBER = new RegExp(`^${NUMBER_TEXT}$`);
 /** Four numbers: also what the OpenAPI document shows as the parameter's pattern. */
 const FOUR_NUMBERS = new RegExp(`^${NUMBER_TEXT}(,${NUMBER_TEXT}){3}$`);
 const SYNTAX = 'must be minLon,minLat,maxLon,maxLat: four numbers in degrees (CRS84)';
+/** OGC API – Features' box with heights: minLon,minLat,minHeight,maxLon,maxLat,maxHeight. */
+const SIX_NUMBERS = new RegExp(`^${NUMBER_TEXT}(,${NUMBER_TEXT}){5}$`);
+
+/** How the OGC items endpoint reads a box with heights; its API definition says the same. */
+export const BOX_HEIGHTS =
+  'Or six numbers, minLon,minLat,minHeight,maxLon,maxLat,maxHeight (OGC API – Features\' 3-D box): the data have no heights, so such a box selects what its horizontal box selects, whatever the heights (numbers, minHeight not above maxHeight).';
+
+/**
+ * The OGC items endpoint's `bbox` as the text BboxParam reads: four numbers as they are, six
+ * (with heights) as their horizontal box. The v1 endpoints take four only.
+ */
+export function horizontalBoxText(text: string): { ok: true; text: string } | { ok: false; message: string } {
+  if (!SIX_NUMBERS.test(text)) return FOUR_NUMBERS.test(text) ? { ok: true, text } : { ok: false, message: `${SYNTAX}, or six with minHeight and maxHeight` };
+  const [minLon, minLat, minHeight, maxLon, maxLat, maxHeight] = text.split(',') as [string, string, string, string, string, string];
+  if (Number(minHeight) > Number(maxHeight)) return { ok: false, message: 'minHeight must not be greater than maxHeight' };
+  return { ok: true, text: [minLon, minLat, maxLon, maxLat].join(',') };
+}
 
 function checkBox(b: Box): string | null {
   if (Math.abs(b.minLat) > 90 || Math.abs(b.maxLat) > 90) return 'latitudes must lie within -90 and 90';

@@ -54,6 +54,9 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** Every environment variable the server reads: docs/configuration.md lists each one. */
+export const SETTING_NAMES: readonly string[] = Object.keys(Env.shape);
+
 export interface Config {
   host: string;
   port: number;

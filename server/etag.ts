@@ -12,7 +12,7 @@ import type { DatasetQuery } from './query-params.ts';
  * the gzip body never takes it for the identity one.
  */
 export function entityTag(d: DatasetDescriptor, q: DatasetQuery, version: DataVersion, rowLimit: number, encoding: Encoding = 'identity'): string {
-  const query = Object.entries(effectiveQuery(d, q, version.folderValue)).sort();
+  const query = Object.entries(effectiveQuery(d, q, version)).sort();
   // The row limit decides where a cut falls: another limit is another response.
   const normalised = JSON.stringify([d.name, windowText(q.window), query, q.format, rowLimit, version.dataVersion]);
   const hash = createHash('sha256').update(normalised).digest('base64url').slice(0, 32);

@@ -1,5 +1,5 @@
 import { FORMAT_NAMES, FORMATS, type Format } from '../queries/formats.ts';
-import { weightedList } from './weighted-list.ts';
+import { preferredMediaType, weightedList } from './weighted-list.ts';
 
 /** The formats Accept chooses, by media type. */
 const BY_MEDIA_TYPE = new Map(FORMAT_NAMES.filter((f) => FORMATS[f].negotiation === 'accept').map((f) => [FORMATS[f].mediaType, f]));
@@ -23,3 +23,14 @@ export function negotiateFormat(format: 'csv' | 'geojson', accept: string | unde
   }
   return best && best.q >= otherQ ? best.format : format;
 }
+
+/** The JSON the service sends where a page for a person could be sent instead: documents, GeoJSON pages, queryables, the API definition. */
+const JSON_TYPES = ['application/json', 'application/geo+json', 'application/schema+json'] as const;
+
+/**
+ * Whether Accept weighs `text/html` above every JSON type, as a browser's does. No Accept, one
+ * that takes every type alike, a tie, or `text/html;q=0` keep the JSON. The OGC routes decide by
+ * it which requests are for a page shell, and so may come without a key: the key hook and the
+ * route ask the same function of the same request.
+ */
+export const prefersHtml = (accept: string | undefined): boolean => preferredMediaType(accept, [...JSON_TYPES, 'text/html']) === 'text/html';

@@ -1,5 +1,5 @@
 import type { DatasetDescriptor } from '../datasets/index.ts';
-import type { Extract } from '../queries/stream/extract-types.ts';
+import type { DataVersion, Extract } from '../queries/stream/extract-types.ts';
 import { formatInstant } from '../queries/instant.ts';
 import { META_HEADER, type WireMeta } from '../shared/wire.ts';
 import type { DatasetQuery } from './query-params.ts';
@@ -8,21 +8,26 @@ export type Meta = WireMeta;
 
 export const windowText = (w: { from: bigint; to: bigint } | null) => (w ? { from: formatInstant(w.from), to: formatInstant(w.to) } : null);
 
-/** Every non-window parameter in effect, including the folder value the data decided (e.g. the default model). */
-export function effectiveQuery(d: DatasetDescriptor, q: DatasetQuery, folderValue: string | null): Record<string, string | null> {
+/**
+ * Every non-window parameter in effect, including what the data decided: the folder value (e.g. the
+ * default model) and the correction model applied (null on the raw series, or with none published).
+ */
+export function effectiveQuery(d: DatasetDescriptor, q: DatasetQuery, decided: Pick<DataVersion, 'folderValue' | 'correction'>): Record<string, string | null> {
   const query = { ...q.echo };
-  if (d.folderChoice) query[d.folderChoice.param] = folderValue;
+  if (d.folderChoice) query[d.folderChoice.param] = decided.folderValue;
+  // Only a response a model shaped names it: raw answers echo what they echoed before models existed.
+  if (d.correction && decided.correction) query[d.correction.param] = decided.correction.id;
   return query;
 }
 
 /** What the data decided for a response: everything meta says that the query does not. */
-export type Answered = Pick<Extract, 'folderValue' | 'truncated' | 'returned' | 'next' | 'observation' | 'dataVersion'>;
+export type Answered = Pick<Extract, 'folderValue' | 'correction' | 'truncated' | 'returned' | 'next' | 'observation' | 'dataVersion'>;
 
 export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Answered, rowLimit: number): Meta {
   return {
     dataset: d.name,
     window: windowText(q.window),
-    query: effectiveQuery(d, q, x.folderValue),
+    query: effectiveQuery(d, q, x),
     truncated: x.truncated,
     rowLimit,
     returned: x.returned,

@@ -18,6 +18,7 @@ export class Metrics {
   private readonly abortedStreams = this.counter('fire_api_streams_aborted_total', 'Data responses aborted mid-stream (client gone, timeout or short stream)');
   private readonly authFailures = this.counter('fire_api_auth_failures_total', 'Data requests refused for a missing, invalid, revoked or expired key', ['reason']);
   private readonly rateLimitStoreErrors = this.counter('fire_api_rate_limit_store_errors_total', 'Rate-limit store (Redis) failures; requests were let through (fail-open)');
+  private readonly internalErrors = this.counter('fire_api_internal_errors_total', 'Requests answered 500: a bug in the service (logged at error level with its stack)');
   private readonly tempSpaceExhausted = this.counter('fire_api_temp_space_exhausted_total', 'Requests answered 503 because TEMP_DIR was full');
   private readonly rowsSent = this.counter('fire_api_rows_sent_total', 'Rows of data responses sent in full (HEAD and cut transfers excluded)', ['dataset']);
   private readonly bytesSent = this.counter('fire_api_response_bytes_total', 'Body bytes of data responses handed to the connection, cut transfers included', ['dataset']);
@@ -31,6 +32,12 @@ export class Metrics {
   private readonly dataFiles = new Gauge({
     name: 'fire_api_data_files',
     help: 'Data files checked so far by dataset and state: ok, failing (windows touching them answer 503), unsorted (sorted on the fly)',
+    labelNames: ['dataset', 'state'],
+    registers: [this.registry],
+  });
+  private readonly correctionModels = new Gauge({
+    name: 'fire_api_correction_models',
+    help: 'Correction model files by dataset and state: published (valid), failing (unreadable or invalid: the corrected series answers 503)',
     labelNames: ['dataset', 'state'],
     registers: [this.registry],
   });
@@ -74,12 +81,21 @@ export class Metrics {
     this.tempSpaceExhausted.inc();
   }
 
+  countInternalError(): void {
+    this.internalErrors.inc();
+  }
+
   countAbortedStream(): void {
     this.abortedStreams.inc();
   }
 
   setDataFiles(dataset: string, state: string, files: number): void {
     this.dataFiles.set({ dataset, state }, files);
+  }
+
+  setCorrectionModels(dataset: string, counts: { published: number; failing: number }): void {
+    this.correctionModels.set({ dataset, state: 'published' }, counts.published);
+    this.correctionModels.set({ dataset, state: 'failing' }, counts.failing);
   }
 
   /** The exposition text, with `gauges` and `counters` (read by the caller as they are now) included. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfTempSpace, ResponseTooLargeError, TempBudgetFullError } from '../queries/errors.ts';
+import { CorrectionsUnavailableError, DataParameterError, DatasetUnavailableError, EngineBusyError, isOutOfEngineMemory, isOutOfTempSpace, isUnreadableData, ResponseTooLargeError, TempBudgetFullError, wasStopped } from '../queries/errors.ts';
 
 export const PROBLEM_KINDS = {
   'invalid-parameter': { status: 400, title: 'Invalid request parameter' },
@@ -47,10 +47,13 @@ export function invalidParameters(errors: ParameterError[]): Problem {
 /** The stable `type` URI of a problem kind: a fragment of the service's own documentation. */
 export const problemType = (kind: ProblemKind): string => `/api/v1/docs#problem-${kind}`;
 
-/** The RFC 9457 body of a problem, and its status. */
+/**
+ * The RFC 9457 body of a problem, and its status. `code` is the kind's short name: OGC API –
+ * Features 1.0's exception schema requires it, and it lets a client branch without parsing `type`.
+ */
 export function problemBody(kind: ProblemKind, detail: string, instance: string, requestId: string, errors?: ParameterError[]) {
   const { status, title } = PROBLEM_KINDS[kind];
-  return { status, body: { type: problemType(kind), title, status, detail, instance, requestId, ...(errors ? { errors } : {}) } };
+  return { status, body: { type: problemType(kind), title, status, detail, instance, requestId, code: kind, ...(errors ? { errors } : {}) } };
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
@@ -71,6 +74,10 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
     const detail = 'This response is too large to be written whole before it is sent, as it must be for an HTTP/1.0 request (a proxy speaking HTTP/1.0 to the service included). Narrow the window (from, to) or use HTTP/1.1.';
     return new Problem('unavailable', detail, undefined, retry);
   }
+  if (e instanceof CorrectionsUnavailableError) {
+    const detail = `A correction model of ${e.dataset} cannot be read or is invalid, so the service did not look at the corrected series. The raw series (series=raw) is not affected. Retry later.`;
+    return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
+  }
   if (e instanceof DatasetUnavailableError) {
     const p = new Problem('unavailable', `The ${e.dataset} data could not be read, so the service did not look. Retry later.`, undefined, retry);
     return Object.assign(p, { cause: e });
@@ -79,10 +86,15 @@ export function toProblem(e: unknown, retryAfterSeconds: number): Problem {
     const p = new Problem('unavailable', 'The server ran out of temporary space for this response, so the service did not look. Retry later.', undefined, retry);
     return Object.assign(p, { cause: e });
   }
-  const timedOut = e instanceof DOMException && e.name === 'TimeoutError';
-  const detail = timedOut ? 'The query did not finish within the time limit, so the service did not look.' : 'The data could not be read, so the service did not look.';
-  // The engine's own complaints about a statement are bugs (500), not unreadable data (503).
-  if (!timedOut && /^(Binder|Parser|Catalog|Not implemented) Error/.test((e as Error)?.message ?? '')) throw e;
+  const detail = wasStopped(e)
+    ? 'The query did not finish within the time limit, so the service did not look.'
+    : isOutOfEngineMemory(e)
+      ? 'The service is at capacity, so it did not look. Retry later.'
+      : isUnreadableData(e)
+        ? 'The data could not be read, so the service did not look.'
+        : null;
+  // Anything else is a bug, not unreadable data: a 500 without Retry-After, logged with its stack and counted.
+  if (detail === null) throw e;
   return Object.assign(new Problem('unavailable', detail, undefined, retry), { cause: e });
 }
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { ColumnFilter, DatasetDescriptor } from '../datasets/index.ts';
+import { CORRECTION_MODEL_ID } from '../datasets/correction-model.ts';
+import type { ColumnFilter, CorrectionLayer, DatasetDescriptor } from '../datasets/index.ts';
 import type { Box } from '../queries/sql/box.ts';
 import type { Format } from '../queries/formats.ts';
 import type { RowFilter } from '../queries/sql/filter-sql.ts';
-import { parseInstant, type Instant } from '../queries/instant.ts';
+import { parseInstant, WINDOW_PATTERN, type Instant } from '../queries/instant.ts';
 import { resolveWindow, WINDOW_SYNTAX, type Window } from '../queries/window.ts';
 import { BboxParam, boxText } from './bbox-param.ts';
 import { negotiateFormat } from './media-types.ts';
@@ -19,8 +20,6 @@ export interface DatasetQuery {
   /** Every non-window parameter in effect, defaults included, for meta.query. */
   echo: Record<string, string | null>;
 }
-
-const WINDOW_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 const windowBound = (d: DatasetDescriptor, bound: 'from' | 'to') =>
   z
@@ -70,8 +69,20 @@ export function datasetQuerySchema(d: DatasetDescriptor, folderValues: readonly 
     const allowed = z.enum([first, ...rest], { error: `must be one of: ${o.allowed.join(', ')}` });
     shape[o.param] = allowed.default(o.defaultValue as typeof first).meta({ description: o.description });
   }
+  if (d.correction) shape[d.correction.param] = correctionParam(d.correction);
   return z.strictObject(shape);
 }
+
+/** Pins a correction model by id; whether it is published is the preflight's to say (its 400 lists those that are). */
+const correctionParam = (layer: CorrectionLayer) =>
+  z
+    .string()
+    .regex(CORRECTION_MODEL_ID, 'must be a correction model id (1-64 characters of A-Z a-z 0-9 . _ -)')
+    .optional()
+    .meta({
+      description: `Only with ${layer.series.param}=${layer.series.value}: the correction model to apply, by id (GET /api/v1/sensor-readings/corrections lists them), so a cited extract gives the same values after newer models are published. Default: the latest published (meta.query echoes the one applied).`,
+      example: 'humidity-bias-2025.1',
+    });
 
 /** A list filter takes `a,b,c`: each item validated, duplicates dropped, sorted (the order means nothing). */
 const listParam = (f: ColumnFilter, maxItems: number) =>
@@ -93,7 +104,7 @@ export function parameterErrors(error: z.ZodError, raw: Record<string, unknown>,
   const errors = new Map<string, string>();
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) errors.set(k, `unknown parameter; allowed: ${allowed.join(', ')}`);
+      for (const k of issue.keys) errors.set(k, allowed.length ? `unknown parameter; allowed: ${allowed.join(', ')}` : 'unknown parameter; this endpoint takes none');
       continue;
     }
     const name = String(issue.path[0] ?? '');
@@ -102,7 +113,8 @@ export function parameterErrors(error: z.ZodError, raw: Record<string, unknown>,
   return [...errors].map(([parameter, message]) => ({ parameter, message }));
 }
 
-function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: DatasetQuery): void {
+/** The choices into `q`; what is wrong only in combination (a model pinned on the raw series) comes back as errors. */
+function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: DatasetQuery): ParameterError[] {
   if (d.folderChoice) q.folderValue = v[d.folderChoice.param] as string | undefined;
   for (const f of d.filters) {
     const value = (v[f.param] as string | string[] | undefined) ?? null;
@@ -119,6 +131,12 @@ function resolveChoices(d: DatasetDescriptor, v: Record<string, unknown>, q: Dat
     q.params[o.param] = v[o.param] as string;
     q.echo[o.param] = v[o.param] as string;
   }
+  const layer = d.correction;
+  const pinned = layer && (v[layer.param] as string | undefined);
+  if (!layer || pinned === undefined) return [];
+  if (q.params[layer.series.param] !== layer.series.value) return [{ parameter: layer.param, message: `applies to ${layer.series.param}=${layer.series.value} only: the raw series is never corrected` }];
+  q.params[layer.param] = pinned;
+  return [];
 }
 
 /** zod compiles an object schema on its first parse (~0.25 ms): build each dataset's validator once, not per request. */
@@ -143,8 +161,7 @@ export function datasetChoices(d: DatasetDescriptor, raw: Record<string, unknown
   const parsed = schema.safeParse(raw);
   const q: DatasetQuery = { window: null, format: 'geojson', filters: [], folderValue: undefined, params: {}, echo: {} };
   if (!parsed.success) return { q, errors: parameterErrors(parsed.error, raw, [...otherAllowed, ...Object.keys(schema.shape)]) };
-  resolveChoices(d, parsed.data, q);
-  return { q, errors: [] };
+  return { q, errors: resolveChoices(d, parsed.data, q) };
 }
 
 /**
@@ -169,7 +186,8 @@ export function parseQueryWith<T extends Record<string, unknown>>(
   }
   if (parsed.success && r.more) errors.push(...r.more(parsed.data as T));
   if (errors.length || !parsed.success) throw invalidParameters(errors);
-  resolveChoices(d, parsed.data, q);
+  const combined = resolveChoices(d, parsed.data, q);
+  if (combined.length) throw invalidParameters(combined);
   return { q, data: parsed.data as T };
 }
 

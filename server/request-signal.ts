@@ -36,7 +36,7 @@ export function requestSignal(reply: FastifyReply, limits: RequestLimits): Reque
   reply.raw.once('close', () => {
     budget.close();
     stopWatching();
-    if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
+    if (!reply.raw.writableFinished) controller.abort(new DOMException('client closed the connection', 'AbortError'));
   });
   return { signal: controller.signal, engineWork: () => budget.run(), preflightDone: preflight };
 }

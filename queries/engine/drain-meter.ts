@@ -1,8 +1,8 @@
 /**
- * How fast requests leave the wait for a connection, over the last `windowSeconds` whole seconds:
- * a queue-full 503 tells the client when the queue in front of it will have drained, from the
- * pace measured now, not a fixed figure. One counter per second in a ring: constant memory and
- * constant work per event, whatever the load.
+ * How fast something drains, over the last `windowSeconds` whole seconds: requests handed a
+ * connection (a queue-full 503 tells the client when the queue in front of it will have drained,
+ * from the pace measured now, not a fixed figure), or temp bytes given back. One counter per
+ * second in a ring: constant memory and constant work per event, whatever the load.
  */
 export class DrainMeter {
   private readonly counts: number[];
@@ -13,32 +13,38 @@ export class DrainMeter {
     this.seconds = new Array<number>(windowSeconds).fill(-1);
   }
 
-  /** One request was handed a connection at `nowMs`. */
-  record(nowMs: number): void {
+  /** `amount` (one request handed a connection, or bytes given back) drained at `nowMs`. */
+  record(nowMs: number, amount = 1): void {
     const second = Math.floor(nowMs / 1000);
     const i = second % this.windowSeconds;
     if (this.seconds[i] !== second) {
       this.seconds[i] = second;
       this.counts[i] = 0;
     }
-    this.counts[i]!++;
+    this.counts[i]! += amount;
   }
 
-  /** Hand-outs per second over the window before `nowMs` (the current, partial second included). */
-  perSecond(nowMs: number): number {
+  /** What drained over the window before `nowMs` (the current, partial second included), and the oldest second counted. */
+  total(nowMs: number): { amount: number; oldestSecond: number } {
     const now = Math.floor(nowMs / 1000);
-    let total = 0;
-    let oldest = now;
+    let amount = 0;
+    let oldestSecond = now;
     for (let i = 0; i < this.windowSeconds; i++) {
       const s = this.seconds[i]!;
       if (s > now - this.windowSeconds && s <= now) {
-        total += this.counts[i]!;
-        oldest = Math.min(oldest, s);
+        amount += this.counts[i]!;
+        oldestSecond = Math.min(oldestSecond, s);
       }
     }
+    return { amount, oldestSecond };
+  }
+
+  /** Drained per second over the window before `nowMs`. */
+  perSecond(nowMs: number): number {
+    const { amount, oldestSecond } = this.total(nowMs);
     // Elapsed time since the oldest counted second began: a young meter is not diluted by empty history.
-    const elapsedSeconds = Math.max(1, (nowMs - oldest * 1000) / 1000);
-    return total / elapsedSeconds;
+    const elapsedSeconds = Math.max(1, (nowMs - oldestSecond * 1000) / 1000);
+    return amount / elapsedSeconds;
   }
 
   /**

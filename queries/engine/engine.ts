@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { EngineBusyError } from '../errors.ts';
+import { EngineBusyError, EngineClosedError } from '../errors.ts';
 import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
@@ -107,7 +107,7 @@ export class Engine {
   }
 
   async acquire(signal?: AbortSignal): Promise<Lease> {
-    if (this.closed) throw new Error('engine closed');
+    if (this.closed) throw new EngineClosedError();
     const idle = this.idle.pop();
     if (idle) return this.handOut(idle);
     if (this.queueFull()) throw this.refuse();
@@ -163,7 +163,7 @@ export class Engine {
 
   /** A connection for the next group of `owner`'s streaming extract: waits behind every interactive request, never refused. */
   async acquireBulk(owner: string, signal?: AbortSignal): Promise<Lease> {
-    if (this.closed) throw new Error('engine closed');
+    if (this.closed) throw new EngineClosedError();
     return this.tryAcquireBulk(owner) ?? this.lease(await this.wait(this.bulkWaiters, owner, signal), owner);
   }
 
@@ -204,13 +204,13 @@ export class Engine {
         wake: (c) => {
           signal?.removeEventListener('abort', onAbort);
           if (c) resolve(c);
-          else reject(new Error('engine closed'));
+          else reject(new EngineClosedError());
         },
       };
       const onAbort = () => {
         const i = queue.indexOf(waiter);
         if (i >= 0) queue.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
+        reject(signal?.reason ?? new DOMException('aborted', 'AbortError'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });

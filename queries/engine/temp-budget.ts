@@ -1,4 +1,5 @@
 import { TempBudgetFullError } from '../errors.ts';
+import { DrainMeter } from './drain-meter.ts';
 
 export interface Reservation {
   readonly bytes: number;
@@ -11,7 +12,7 @@ export interface Reservation {
 }
 
 /** How far back released bytes are averaged to estimate when room will be free again. */
-const RATE_WINDOW_MS = 30_000;
+const RATE_WINDOW_SECONDS = 30;
 
 /**
  * Disk reserved in TEMP_DIR by responses that write rows ahead of their client: each reserves what
@@ -20,7 +21,8 @@ const RATE_WINDOW_MS = 30_000;
  */
 export class TempBudget {
   private used = 0;
-  private readonly releases: { atMs: number; bytes: number }[] = [];
+  /** Bytes given back per second: a ring, so a server that is never refused does not keep every release. */
+  private readonly released = new DrainMeter(RATE_WINDOW_SECONDS);
 
   constructor(readonly maxBytes: number, private readonly fallbackRetrySeconds: number) {}
 
@@ -33,7 +35,7 @@ export class TempBudget {
     let held = 0;
     const give = (n: number) => {
       this.used -= n;
-      this.releases.push({ atMs: Date.now(), bytes: n });
+      this.released.record(Date.now(), n);
       held -= n;
     };
     const growTo = (n: number, atMs = Date.now()) => {
@@ -71,10 +73,9 @@ export class TempBudget {
 
   /** Seconds until `missing` bytes are expected back, from how fast reservations were released lately. */
   private retryAfterSeconds(missing: number, nowMs: number): number {
-    while (this.releases.length > 0 && this.releases[0]!.atMs < nowMs - RATE_WINDOW_MS) this.releases.shift();
-    const released = this.releases.reduce((n, r) => n + r.bytes, 0);
+    const released = this.released.total(nowMs).amount;
     if (released === 0) return this.fallbackRetrySeconds;
-    const perSecond = released / (RATE_WINDOW_MS / 1000);
+    const perSecond = released / RATE_WINDOW_SECONDS;
     return Math.min(this.fallbackRetrySeconds * 10, Math.max(1, Math.ceil(missing / perSecond)));
   }
 }

@@ -3,6 +3,7 @@ import type { DuckDBBlobValue, DuckDBConnection, DuckDBDataChunk } from '@duckdb
 import { footerFields } from '../../shared/parquet/footer-fields.ts';
 import { STATIONS_DATASET, type DatasetDescriptor } from '../../datasets/index.ts';
 import type { Engine } from '../engine/engine.ts';
+import { StreamIncompleteError } from '../errors.ts';
 import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
 import { unionBox, wkbBounds, type Box } from '../sql/wkb-bounds.ts';
 import { requestConnection } from '../stream/request-connection.ts';
@@ -120,7 +121,8 @@ export class Extents {
     for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; rows += chunk.rowCount) {
       for (const wkb of chunk.getColumnValues(0) as (DuckDBBlobValue | null)[]) if (wkb) box = wkbBounds(wkb.bytes, box);
     }
-    if (rows !== footer.rows) throw new Error('the geometries were not all read');
+    // A stream that ends short failed (the client reports no error): a read failure, not a bug.
+    if (rows !== footer.rows) throw new StreamIncompleteError(footer.rows ?? -1, rows);
     return box;
   }
 }

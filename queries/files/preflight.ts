@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATIONS_DATASET, type DatasetDescriptor } from '../../datasets/index.ts';
 import { readChain, type Observation } from './chain.ts';
+import { chooseCorrection, CorrectionStore, type PublishedModel } from './corrections.ts';
 import type { Lease } from '../engine/engine.ts';
 import { DataParameterError, DatasetUnavailableError } from '../errors.ts';
 import type { FileChecker, FileVerdict } from './check.ts';
@@ -17,12 +18,16 @@ export interface SourceRequest {
   /** Value of the folder choice parameter (e.g. model) when given. */
   folderValue: string | undefined;
   needsStations: boolean;
+  /** The corrected series is asked for (with the model pinned, if one is); null: it is not. */
+  correction: { pinned: string | undefined } | null;
 }
 
 export interface Sources {
   observation: Observation;
   partitions: Partition[];
   folderValue: string | null;
+  /** The correction model applied (the corrected series with a model published); null otherwise. */
+  correction: PublishedModel | null;
   stationFiles: DataFile[] | null;
   /** Fingerprint of every file listed for the window (the ETag's data part). */
   dataVersion: string;
@@ -49,6 +54,8 @@ export interface CheckContext {
   borrowIdle?: () => Lease[];
   /** Folder listings kept while their folders are unchanged. */
   listings?: FolderListings;
+  /** Published correction models (absent: read afresh). */
+  corrections?: CorrectionStore;
 }
 
 /**
@@ -124,11 +131,15 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
   return { hashes, sorted, rows, rowsByFile };
 }
 
+/** The applied model's content hash, when there is one: a part of the data version of what is served. */
+export const modelHashes = (correction: PublishedModel | null): string[] => (correction ? [`correction:${correction.hash}`] : []);
+
 /** Lists, prunes and checks what a request will read, before any byte of the response exists. */
 export async function resolveSources(ctx: CheckContext, req: SourceRequest): Promise<Sources> {
   const d = req.descriptor;
   const { dir, observation } = await datasetDir(ctx, d);
   const folder = await chooseFolder(ctx, dir, d, req.folderValue);
+  const correction = req.correction ? await chooseCorrection(ctx.corrections ?? new CorrectionStore(ctx.dataDir), d, req.correction.pinned) : null;
   const partitions: Partition[] =
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window, ctx.listings)
@@ -141,6 +152,6 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     stationFiles = await listFiles(stations.dir, STATIONS_DATASET.name, ctx.listings);
     stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
-  const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes]);
-  return { observation, partitions, folderValue: folder.value, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows, rowsByFile };
+  const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes, ...modelHashes(correction)]);
+  return { observation, partitions, folderValue: folder.value, correction, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows, rowsByFile };
 }

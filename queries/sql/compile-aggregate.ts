@@ -2,6 +2,7 @@ import type { AggregateKey } from '../../datasets/index.ts';
 import type { Window } from '../window.ts';
 import type { AggregateShape, Interval } from './aggregate-shape.ts';
 import { compileWhere, hasStations, stationPoints, type Compiled, type QuerySpec } from './compile.ts';
+import { correctedValue } from './correction-sql.ts';
 import { ident, readParquet } from './sql.ts';
 
 export interface AggregateQuery {
@@ -126,8 +127,11 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.window.from);
   const keys = shape.keys.flatMap((k, i) => keySql(spec, k, i, shape.cellHundredths));
   const where = compileWhere(spec, q.window.from, q.window.to, params);
-  const values = [...measures.map((m, i) => `t.${ident(m)} AS m${i}`), ...cols.summed.map((m, j) => `${exponentSql(`t.${ident(m)}`)} AS e${j}`)];
-  const r = `r AS (SELECT ${[`${bucket} AS b`, ...keys, ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where})`;
+  // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).
+  const values = measures.map((m, i) => `${correctedValue(d, spec.correction ?? null, m, (name) => `t.${ident(name)}`, bind)} AS m${i}`);
+  const rows = `SELECT ${[`${bucket} AS b`, ...keys, ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where}`;
+  const exponents = cols.summed.map((m, j) => `${exponentSql(measureOf(m))} AS e${j}`);
+  const r = `r AS (SELECT ${['*', ...exponents].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
   const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf, false)].join(', ')} FROM r GROUP BY ${by})`;
   const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
-import { compileRows, featureRows, hasStations, STATION_POINT, type Compiled, type QuerySpec, type RowSelect, type RowsQuery } from './compile.ts';
+import { columnValue, compileRows, featureRows, hasStations, STATION_POINT, type Compiled, type QuerySpec, type RowSelect, type RowsQuery } from './compile.ts';
 import { ident } from './sql.ts';
 
 /**
@@ -24,12 +24,12 @@ export interface StagedWindow {
 const STATION_COLUMNS = { latitude: '__station_latitude', longitude: '__station_longitude' } as const;
 
 /**
- * The dataset as the table holds it: wire columns given by a request parameter become stored text
- * columns, and a station's joined point becomes two stored columns.
+ * The dataset as the table holds it: wire columns given by the request (a parameter, the correction
+ * model's id) become stored text columns, and a station's joined point becomes two stored columns.
  */
 function stagedDescriptor(spec: QuerySpec): DatasetDescriptor {
   const d = spec.descriptor;
-  const columns = d.columns.map((c): Column => (c.computed?.kind === 'param' ? { name: c.name, type: c.type, nullable: c.nullable, description: c.description } : c));
+  const columns = d.columns.map((c): Column => (c.computed ? { name: c.name, type: c.type, nullable: c.nullable, description: c.description } : c));
   const joined = d.geometry.kind === 'station' && hasStations(spec);
   return { ...d, columns, geometry: joined ? { kind: 'point', ...STATION_COLUMNS } : d.geometry };
 }
@@ -43,16 +43,15 @@ function tableColumns(spec: QuerySpec, staged: DatasetDescriptor): { name: strin
   return columns;
 }
 
-/** The fill's select list: each stored column read from the file, bound from the request, or the station's point. */
+/**
+ * The fill's select list: each stored column as the one-statement select has it (read from the
+ * file, corrected by the model, bound from the request), then the station's point. Corrected
+ * values are stored, so the Feature select stays free of bound values for any model.
+ */
 const fillRows =
   (staged: DatasetDescriptor): RowSelect =>
   (spec, params) => {
-    const fields = fileColumns(staged).map((c) => {
-      const computed = spec.descriptor.columns.find((o) => o.name === c.name)?.computed;
-      if (computed?.kind !== 'param') return `t.${ident(c.name)}`;
-      params.push(spec.params[computed.param] ?? '');
-      return `CAST($${params.length} AS VARCHAR)`;
-    });
+    const fields = fileColumns(staged).map((c) => columnValue(spec.descriptor.columns.find((o) => o.name === c.name) ?? c, spec, params));
     if (staged.geometry !== spec.descriptor.geometry) fields.push(STATION_POINT.latitude, STATION_POINT.longitude);
     return { fields: fields.join(', '), join: featureRows(spec, []).join };
   };
@@ -70,7 +69,8 @@ export function compileStaged(q: RowsQuery): StagedWindow | null {
   const name = `__window_${createHash('sha256').update(`${q.spec.descriptor.name}\0${definition}`).digest('hex').slice(0, 16)}`;
   const fill = compileRows({ ...q, select: fillRows(staged), bindFiles: true });
   const params: string[] = [];
-  const { fields, join } = featureRows({ ...q.spec, descriptor: staged, stationFiles: null }, params);
+  // The table holds the values already corrected: the Feature select reads them as they are.
+  const { fields, join } = featureRows({ ...q.spec, descriptor: staged, stationFiles: null, correction: null }, params);
   if (params.length > 0 || join !== '') throw new Error('a staged Feature select binds no value and joins nothing');
   return {
     table: { name, create: `CREATE TABLE IF NOT EXISTS ${ident(name)} (${definition})` },

@@ -1,5 +1,7 @@
 import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets/index.ts';
 import { ARROW_TYPES, columnarFields, PARQUET_TYPES, type ColumnarTypes } from './compile-columnar.ts';
+import type { CorrectionModel } from '../../datasets/correction-model.ts';
+import { correctedValue } from './correction-sql.ts';
 import { filterClauses, type RowFilter } from './filter-sql.ts';
 import { formatInstant, type Instant } from '../instant.ts';
 import { csvField, filePathValue, ident, jsonText, numberText, readParquet, readParquetBound, SOURCE_FILE_COLUMN, sqlString } from './sql.ts';
@@ -13,6 +15,8 @@ export interface QuerySpec {
   filters: readonly RowFilter[];
   /** Values of wire-only columns taken from request parameters (e.g. series). */
   params: Readonly<Record<string, string>>;
+  /** The correction model whose values (and id) the rows carry: the corrected series with a model published. */
+  correction?: CorrectionModel | null;
   /** Files of the sensor-stations dataset, when readings need their station's point. */
   stationFiles: readonly string[] | null;
 }
@@ -27,12 +31,12 @@ export interface Compiled {
 const T = 't';
 const col = (name: string) => `${T}.${ident(name)}`;
 
+/** Binds a value as the next parameter of `params`, giving its placeholder. */
+const binder = (params: string[]) => (value: string) => `$${params.push(value)}`;
+
 /** The WHERE clause over `t`: the window [from, to) and the filters, values bound into `params`. */
 export function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
-  const bind = (value: string) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const bind = binder(params);
   const clauses: string[] = [];
   const time = spec.descriptor.time;
   if (time && from !== null) clauses.push(`${col(time.column)} >= ${bind(formatInstant(from))}::TIMESTAMPTZ`);
@@ -103,17 +107,19 @@ export function compileKeyAt(q: Omit<TimeAtQuery, 'from' | 'to'> & { from: Insta
   return { sql, params };
 }
 
-function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
-  if (!c.computed) return col(c.name);
-  if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';
-  params.push(spec.params[c.computed.param] ?? '');
-  return `CAST($${params.length} AS VARCHAR)`;
+/** A wire column's value in a select over the files (alias `t`): read, corrected, or given by the request, binding into `params`. */
+export function columnValue(c: Column, spec: QuerySpec, params: string[]): string {
+  const bind = binder(params);
+  const model = spec.correction ?? null;
+  if (!c.computed) return correctedValue(spec.descriptor, model, c.name, col, bind);
+  if (c.computed.kind === 'correctionModel') return model ? `CAST(${bind(model.id)} AS VARCHAR)` : 'CAST(NULL AS VARCHAR)';
+  return `CAST(${bind(spec.params[c.computed.param] ?? '')} AS VARCHAR)`;
 }
 
 /** One text (or native) column per CSV field; DuckDB's CSV writer quotes and writes nulls as empty fields. */
 function csvFields(spec: QuerySpec, params: string[]): string {
   return wireColumns(spec.descriptor)
-    .map((c, i) => `${csvField(c, valueExpr(c, spec, params))} AS c${i}`)
+    .map((c, i) => `${csvField(c, columnValue(c, spec, params))} AS c${i}`)
     .join(', ');
 }
 
@@ -128,7 +134,7 @@ export const STATION_POINT = { latitude: 's.lat', longitude: 's.lon' } as const;
 
 /** The `properties` object's text: its members' keys as constants between the values' JSON text, in wire column order. */
 function propertiesJson(spec: QuerySpec, params: string[]): string[] {
-  const parts = wireColumns(spec.descriptor).map((c, i) => `${sqlString(`${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`)}, ${jsonText(c, valueExpr(c, spec, params))}`);
+  const parts = wireColumns(spec.descriptor).map((c, i) => `${sqlString(`${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`)}, ${jsonText(c, columnValue(c, spec, params))}`);
   return [`'{'`, ...parts, `'}'`];
 }
 
@@ -171,7 +177,7 @@ export const featureRows: RowSelect = (spec, params) => ({ fields: featureColumn
 
 const columnarRows =
   (types: ColumnarTypes): RowSelect =>
-  (spec, params) => ({ fields: columnarFields(spec.descriptor, col, (c) => valueExpr(c, spec, params), types), join: '' });
+  (spec, params) => ({ fields: columnarFields(spec.descriptor, col, (c) => columnValue(c, spec, params), types), join: '' });
 
 /** The columns of a Parquet response, typed for DuckDB's Parquet writer. */
 export const parquetRows = columnarRows(PARQUET_TYPES);

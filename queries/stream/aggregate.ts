@@ -29,6 +29,8 @@ export interface Aggregate {
   observation: Observation;
   dataVersion: string;
   folderValue: string | null;
+  /** The correction model the measures' values are corrected by (the corrected series with a model published); null otherwise. */
+  correction: { id: string } | null;
   columns: AggregateColumn[];
   rows: AggregateRow[];
   truncated: boolean;
@@ -114,8 +116,8 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     // An interrupt that reached the statement while it was being prepared is lost: look again.
     ctx.signal.throwIfAborted();
     await verifierOf(req.descriptor.name, sources)(files);
-    const { observation, dataVersion, folderValue } = sources;
-    const answer = { observation, dataVersion, folderValue, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
+    const { observation, dataVersion, folderValue, correction } = sources;
+    const answer = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
     return { ...answer, file: parquet ? await aggregateParquet(connection, ctx.tempDir, req.fileMetadata(answer), answer.columns, answer.rows) : null };
   } finally {

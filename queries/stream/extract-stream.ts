@@ -43,6 +43,7 @@ export async function streamGroups(p: PreparedExtract): Promise<Extract> {
     observation: sources.observation,
     dataVersion: pageVersion(sources, cut),
     folderValue: sources.folderValue,
+    correction: sources.correction,
     returned: cut.returned,
     truncated: cut.returned < counts.reduce((a, b) => a + b, 0),
     next: cut.next,

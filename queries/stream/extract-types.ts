@@ -6,6 +6,7 @@ import type { TempBudget } from '../engine/temp-budget.ts';
 import type { Observation } from '../files/chain.ts';
 import type { FileChecker } from '../files/check.ts';
 import type { FolderListings } from '../files/folder-listings.ts';
+import type { CorrectionStore } from '../files/corrections.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { Format } from '../formats.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -30,6 +31,8 @@ export interface ExtractContext {
   signal: AbortSignal;
   /** Folder listings kept while their folders are unchanged (absent: every request lists). */
   listings?: FolderListings;
+  /** Published correction models (absent: read afresh for every request of a corrected series). */
+  corrections?: CorrectionStore;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
   /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */
@@ -42,10 +45,11 @@ export interface ExtractContext {
   owner?: string;
 }
 
-/** What the data decided for a response: the version of its files and the folder value (e.g. the default model). */
+/** What the data decided for a response: the version of its files, the folder value (e.g. the default model) and the correction model applied. */
 export interface DataVersion {
   dataVersion: string;
   folderValue: string | null;
+  correction: { id: string } | null;
 }
 
 export interface ExtractRequest {
@@ -74,6 +78,8 @@ export interface Extract {
   observation: Observation;
   dataVersion: string;
   folderValue: string | null;
+  /** The correction model applied to the rows; null when none is. */
+  correction: { id: string } | null;
   returned: number;
   truncated: boolean;
   next: Window | null;

@@ -46,9 +46,16 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
 /** The files of the window listed, checked and fingerprinted (the stations' too when the response shows their points). */
 export function listSources(ctx: ExtractContext, req: ExtractRequest, connection: () => Promise<DuckDBConnection>, needsStations: boolean): Promise<Sources> {
   return resolveSources(
-    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1), listings: ctx.listings },
-    { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations },
+    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1), listings: ctx.listings, corrections: ctx.corrections },
+    { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations, correction: correctionAsked(req) },
   );
+}
+
+/** Whether the request asks for the corrected series, and the model it pins. */
+function correctionAsked(req: ExtractRequest): { pinned: string | undefined } | null {
+  const layer = req.descriptor.correction;
+  if (!layer || req.params[layer.series.param] !== layer.series.value) return null;
+  return { pinned: req.params[layer.param] };
 }
 
 /** The key of this response's rows in the rows cache: only whole-window formats are cached. */
@@ -68,6 +75,7 @@ export function querySpec(ctx: ExtractContext, req: ExtractRequest, sources: Sou
     dataDir: ctx.dataDir,
     filters: req.filters,
     params: req.params,
+    correction: sources.correction?.model ?? null,
     stationFiles: sources.stationFiles?.map((f) => f.path) ?? null,
   };
   return resolveShapes(c, listed, sources.partitions.flatMap((p) => p.files.map((f) => f.path)), req.window);

@@ -3,8 +3,9 @@ import { compileCount, compileCountByFile, compileKeyAt, compileTimeAt, type Com
 import { formatInstant, type Instant } from '../instant.ts';
 import { fingerprint } from '../files/footer.ts';
 import type { Partition } from '../files/partitions.ts';
-import type { Sources } from '../files/preflight.ts';
+import { modelHashes, type Sources } from '../files/preflight.ts';
 import type { Window } from '../window.ts';
+import { DatasetUnavailableError } from '../errors.ts';
 
 export interface Cut {
   returned: number;
@@ -77,7 +78,8 @@ export interface CutQuery {
 async function keyAt(c: DuckDBConnection, spec: QuerySpec, files: string[], w: Window | null, offset: number): Promise<string[]> {
   const q = compileKeyAt({ spec, files, from: w?.from ?? null, to: w?.to ?? null, offset });
   const row = (await c.runAndReadAll(q.sql, q.params)).getRows()[0];
-  if (!row) throw new Error('cut row vanished between count and cut');
+  // The rows counted are gone: a file changed between the two statements.
+  if (!row) throw new DatasetUnavailableError(spec.descriptor.name, 'files changed while they were read');
   const time = spec.descriptor.time?.column;
   return spec.descriptor.orderBy.map((name, i) => (name === time ? formatInstant(BigInt(String(row[i]))) : String(row[i])));
 }
@@ -94,7 +96,7 @@ export async function findCut(c: DuckDBConnection, q: CutQuery): Promise<Cut> {
   while (before + counts[i]! <= limit) before += counts[i++]!;
   const files = parts[i]!.files.map((f) => f.path);
   const cutAt = await scalar(c, compileTimeAt({ spec, files, from: w.from, to: w.to, offset: limit - before }));
-  if (cutAt === null) throw new Error('cut row vanished between count and cut');
+  if (cutAt === null) throw new DatasetUnavailableError(spec.descriptor.name, 'files changed while they were read');
   const inside = Number((await scalar(c, compileCount(spec, files, w.from, cutAt))) ?? 0n);
   if (before + inside === 0) return { returned: limit, to: cutAt + 1n, limit, next: null, ...(q.keyed ? { lastKey: await keyAt(c, spec, files, w, limit - 1) } : {}) };
   return { returned: before + inside, to: cutAt, limit: null, next: { from: cutAt, to: w.to } };
@@ -147,5 +149,5 @@ export function groupFiles(g: Grouping): FileGroup[] {
 export function pageVersion(sources: Sources, cut: Pick<Cut, 'to'>): string {
   const used = sources.partitions.filter((p) => cut.to === null || p.start <= cut.to);
   const hashes = used.flatMap((p) => p.files.map((f) => sources.footerHashes.get(f.path) ?? ''));
-  return fingerprint([...hashes, ...sources.stationHashes]);
+  return fingerprint([...hashes, ...sources.stationHashes, ...modelHashes(sources.correction)]);
 }

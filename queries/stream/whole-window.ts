@@ -182,7 +182,7 @@ async function keepSmall(files: readonly string[], skip: number, maxBytes: numbe
 
 /** A whole window's response: nothing cut, nothing to continue. */
 function wholeWindow(way: ExtractWay, sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
-  return { way, observation: sources.observation, folderValue: sources.folderValue, ...written, truncated: false, next: null, chunks, dispose };
+  return { way, observation: sources.observation, folderValue: sources.folderValue, correction: sources.correction, ...written, truncated: false, next: null, chunks, dispose };
 }
 
 /** A response whose rows are already in memory (from the cache, or just read): no connection, nothing to clean up. */

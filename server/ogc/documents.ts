@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
+import { Problem } from '../problems.ts';
 
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
 
 export const OGC_ROOT = '/api/v1/ogc';
 /** The query of the landing, conformance, collection and queryables documents: only the encoding. */
-export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page.' }) });
+export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page. Without f, `Accept` decides: the page when it weighs text/html above every JSON type (a browser\'s does), else JSON.' }) });
 
 /** The query of one feature: only the encoding. */
 export const OgcFeatureQuery = z.strictObject({ f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the Feature; html: a page (no key needed) showing it on a map.' }) });
@@ -17,6 +18,21 @@ export const MAX_FEATURE_ID = 200;
 
 /** The collections whose features have ids (hotspots, burnt areas, stations). */
 export const WITH_IDS = DATASETS.filter((d) => d.featureId !== null);
+
+/** The 404 of a collection id that names none of the collections (of those with feature ids, when asked for a feature). */
+export function collectionNotFound(id: string, withIds: boolean): Problem {
+  const among = withIds ? WITH_IDS : DATASETS;
+  return new Problem('not-found', `No collection '${id.slice(0, 64).replace(/[^\w-]/g, '?')}'${withIds ? ' with feature ids' : ''}; they are: ${among.map((x) => x.name).join(', ')}.`);
+}
+
+/** The 404 of a feature id no row has; `why` when it is known without looking (an id that cannot be in the column). */
+export const featureNotFound = (d: DatasetDescriptor, why = ''): Problem => new Problem('not-found', `No feature with this id in ${d.name}${why ? `: ${why}` : ''}.`);
+
+/** Whether `text` can be a value of the column: a whole number for a BIGINT or INTEGER column (a feature id, a cursor's key), any text otherwise. */
+export function fitsColumn(d: DatasetDescriptor, column: string, text: string): boolean {
+  const type = d.columns.find((c) => c.name === column)?.type;
+  return type === 'BIGINT' || type === 'INTEGER' ? /^-?\d{1,18}$/.test(text) : true;
+}
 
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 const GREGORIAN = 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian';
@@ -55,6 +71,12 @@ export function landingPage(base: string, title: string, description: string) {
 }
 
 export const conformance = () => ({ conformsTo: CONFORMANCE });
+
+/** The links of /collections: itself as JSON and as a page (/req/core/fc-md-links). */
+export const collectionsLinks = (base: string): Link[] => [
+  { href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: JSON_TYPE, title: 'The collections' },
+  { href: `${base}${OGC_ROOT}/collections?f=html`, rel: 'alternate', type: 'text/html', title: 'The collections as a page' },
+];
 
 /** The time a collection's partitions cover, as an OGC closed interval (null ends: none, or no time axis). */
 export type Span = { start: bigint; end: bigint } | null;

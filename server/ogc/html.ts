@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../openapi/docs-page.ts';
+import { escapeHtml } from '../escape-html.ts';
+import { prefersHtml } from '../media-types.ts';
 
 /**
  * The HTML of /api/v1/ogc: a page that holds no data. It is served without a key; its own script
@@ -20,12 +21,11 @@ declare module 'fastify' {
   }
 }
 
-/** `f=html`, or no `f` and a browser's Accept (text/html before any JSON). */
+/** `f=html`, or no `f` and an Accept that weighs text/html above JSON (a browser's). Any other `f`, a repeated one included: not a page. */
 export function wantsHtml(request: FastifyRequest): boolean {
   const f = (request.query as Record<string, unknown> | undefined)?.f;
   if (f !== undefined) return f === 'html';
-  const accept = request.headers.accept ?? '';
-  return accept.includes('text/html') && !/json/.test(accept.slice(0, accept.indexOf('text/html')));
+  return prefersHtml(request.headers.accept);
 }
 
 /** A request for a page shell of a route that has one: it passes without a key. */

@@ -1,10 +1,10 @@
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
-import { formatInstant } from '../../queries/instant.ts';
+import { formatInstant, type Instant } from '../../queries/instant.ts';
 import type { Extract } from '../../queries/stream/extract-types.ts';
-import type { PageShape } from '../routes/dataset.ts';
+import type { PageShape } from '../page-shape.ts';
 import { encodeCursor, type Cursor } from './cursor.ts';
-import { OGC_ROOT, type Link } from './documents.ts';
+import { featureNotFound, OGC_ROOT, type Link } from './documents.ts';
 import type { ItemsQuery } from './items-query.ts';
 
 const GEOJSON = 'application/geo+json';
@@ -25,8 +25,9 @@ const linkHeader = (l: Link) => `<${l.href}>; rel="${l.rel}"; type="${l.type}"`;
 
 /**
  * An items page: a GeoJSON FeatureCollection with `numberReturned` (and `numberMatched` when this
- * page is the whole result) and its links (self, next, collection) before the features, the same links in a Link header. No clock value in the body:
- * the same page of the same data is the same bytes.
+ * page is the whole result), `timeStamp` (when the preflight had read the data's version, whole
+ * seconds UTC: the one clock value in the body) and its links (self, alternate, next, collection)
+ * before the features, the same links in a Link header.
  */
 export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cursor: string | undefined): PageShape {
   const collection = `${base}${OGC_ROOT}/collections/${d.name}`;
@@ -49,7 +50,38 @@ export function itemsPage(base: string, d: DatasetDescriptor, iq: ItemsQuery, cu
     rowLimit: iq.limit,
     keyed: true,
     mediaType: GEOJSON,
-    framing: (x) => ({ prefix: `{"type":"FeatureCollection",${matched(x)}"numberReturned":${x.returned},"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' }),
+    framing: (x: Extract, readAt: Instant) => {
+      const head = `{"type":"FeatureCollection",${matched(x)}"numberReturned":${x.returned},"timeStamp":"${formatInstant(readAt)}",`;
+      return { prefix: `${head}"links":${JSON.stringify(links(x))},"features":[`, suffix: FORMATS.geojson.body.kind === 'text' ? FORMATS.geojson.body.suffix : ']}\n' };
+    },
     headers: (x) => ({ link: links(x).map(linkHeader).join(', ') }),
+  };
+}
+
+/**
+ * One Feature (items/{featureId}): the row as an items page has it, with its links (self,
+ * alternate, collection: OGC API – Features' /req/core/f-links) added to the object and sent as a
+ * Link header too; a 404 when no row has the id.
+ */
+export function featurePage(base: string, d: DatasetDescriptor, id: string): PageShape {
+  const collection = `${base}${OGC_ROOT}/collections/${d.name}`;
+  const self = `${collection}/items/${encodeURIComponent(id)}`;
+  const links: Link[] = [
+    { href: self, rel: 'self', type: GEOJSON, title: 'This feature' },
+    { href: `${self}?f=html`, rel: 'alternate', type: 'text/html', title: 'This feature on a map' },
+    { href: collection, rel: 'collection', type: 'application/json', title: d.title },
+  ];
+  return {
+    rowLimit: 1,
+    keyed: false,
+    mediaType: GEOJSON,
+    framing: () => ({ prefix: '', suffix: '' }),
+    headers: () => ({ link: links.map(linkHeader).join(', ') }),
+    refuse: (x) => (x.returned === 0 ? featureNotFound(d) : null),
+    rewrite: (text) => {
+      const feature = text.trimEnd();
+      if (!feature.endsWith('}')) throw new Error(`${d.name}: a Feature's text ends with its closing brace`);
+      return `${feature.slice(0, -1)},"links":${JSON.stringify(links)}}\n`;
+    },
   };
 }

@@ -2,13 +2,18 @@ import { z } from 'zod';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.ts';
 import type { Window } from '../../queries/window.ts';
+import { horizontalBoxText } from '../bbox-param.ts';
 import { invalidParameters, type ParameterError } from '../problems.ts';
-import { datasetChoices, type DatasetQuery } from '../query-params.ts';
+import { datasetChoices, parameterErrors, type DatasetQuery } from '../query-params.ts';
 import { cursorScope, decodeCursor, RESTART, type Cursor } from './cursor.ts';
+import { fitsColumn } from './documents.ts';
 
 /** Features per page when `limit` is not given. */
 export const DEFAULT_LIMIT = 100;
-/** The most features a page may hold: `limit` above it is an error, never quietly lowered. */
+/**
+ * The most features a page holds. A larger `limit` is served as this one, not refused: OGC API –
+ * Features 1.0.1 (/req/core/fc-limit-response-1) asks it of a server with a maximum.
+ */
 export const maxLimit = (rowLimit: number): number => Math.min(10_000, rowLimit);
 
 /** The end of a walk with no `datetime`, or with an open end: later than any data can be. */
@@ -16,10 +21,16 @@ const END = parseInstant('9999-12-31')!;
 
 /** The parameters only the OGC items endpoint has; the dataset's own (filters, bbox, options) are the v1 endpoint's. */
 export const ogcItemsShape = (rowLimit: number) => ({
-  limit: z.coerce.number().int('must be a whole number').min(1).max(maxLimit(rowLimit)).default(DEFAULT_LIMIT).meta({ description: `Features per page (1 to ${maxLimit(rowLimit)}).` }),
+  // Any whole number from 1 (zod's int() stops at 2^53): the maximum is documented, and applied after the parse.
+  limit: z.coerce
+    .number()
+    .min(1)
+    .refine(Number.isInteger, 'must be a whole number')
+    .default(DEFAULT_LIMIT)
+    .meta({ type: 'integer', maximum: maxLimit(rowLimit), description: `Features per page, at most ${maxLimit(rowLimit)}: a larger limit is not an error, the page holds at most ${maxLimit(rowLimit)} features.` }),
   datetime: z.string().optional().meta({ description: 'An instant or a closed interval `start/end` (RFC 3339; `..` or nothing for an open end). No `datetime`: the whole collection, page by page.', example: '2025-08-01T00:00:00Z/2025-08-01T23:59:59Z' }),
   cursor: z.string().max(2000).optional().meta({ description: 'Where the walk continues: taken from a `next` link, never made by hand.' }),
-  f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the page as GeoJSON; html: a page (no key needed) with a map and a table of these features, its key typed into the page. Without f, a browser asking for text/html gets the page.' }),
+  f: z.enum(['json', 'geojson', 'html']).optional().meta({ description: 'json or geojson: the page as GeoJSON; html: a page (no key needed) with a map and a table of these features, its key typed into the page. Without f, `Accept` decides by its weights: the page when text/html weighs more than every JSON type (as a browser\'s Accept does), else GeoJSON.' }),
 });
 
 export interface ItemsQuery {
@@ -57,9 +68,7 @@ function keyFits(d: DatasetDescriptor, key: readonly string[], from: Instant | n
   if (key.length !== d.orderBy.length) return false;
   return d.orderBy.every((name, i) => {
     const v = key[i]!;
-    if (name === d.time?.column) return parseInstant(v) === from;
-    const type = d.columns.find((c) => c.name === name)?.type;
-    return type === 'BIGINT' || type === 'INTEGER' ? /^-?\d{1,18}$/.test(v) : true;
+    return name === d.time?.column ? parseInstant(v) === from : fitsColumn(d, name, v);
   });
 }
 
@@ -82,7 +91,10 @@ export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknow
   const schema = ownSchema(rowLimit);
   const own = schema.safeParse(raw);
   const rest = Object.fromEntries(Object.entries(raw).filter(([k]) => !(k in schema.shape)));
-  const errors: ParameterError[] = own.success ? [] : own.error.issues.map((i) => ({ parameter: String(i.path[0]), message: Array.isArray(raw[String(i.path[0])]) ? 'must not be repeated' : i.message }));
+  const errors: ParameterError[] = own.success ? [] : parameterErrors(own.error, raw, Object.keys(schema.shape));
+  const box = typeof rest.bbox === 'string' ? horizontalBoxText(rest.bbox) : null;
+  if (box?.ok === false) errors.push({ parameter: 'bbox', message: box.message });
+  if (box) rest.bbox = box.ok ? box.text : undefined;
   const choices = datasetChoices(d, rest, Object.keys(schema.shape));
   errors.push(...choices.errors);
   const datetime = own.success ? own.data.datetime : undefined;
@@ -97,6 +109,7 @@ export function parseItemsQuery(d: DatasetDescriptor, raw: Record<string, unknow
     const wrong = typeof c === 'string' ? c : applyCursor(d, q, c) && RESTART;
     if (wrong) throw invalidParameters([{ parameter: 'cursor', message: wrong }]);
   }
-  Object.assign(q.echo, { limit: String(own.data.limit), datetime: datetime ?? null, cursor: own.data.cursor ?? null });
-  return { q, limit: own.data.limit, scope, kept };
+  const limit = Math.min(own.data.limit, maxLimit(rowLimit));
+  Object.assign(q.echo, { limit: String(limit), datetime: datetime ?? null, cursor: own.data.cursor ?? null });
+  return { q, limit, scope, kept };
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
+import { escapeHtml } from '../escape-html.ts';
 import { PROBLEM_KINDS } from '../problems.ts';
 import { PROBLEM_KIND_NAMES, PROBLEM_WHEN } from './problem-schemas.ts';
 
@@ -42,9 +43,6 @@ export function docsAssets(): Record<string, DocsAsset> {
 /** Only our own files and Swagger UI's inline styles and data images: the page loads nothing from elsewhere. */
 export const DOCS_PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-/** Text as HTML text or attribute value. */
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Problem kinds rendered by the server, so `type` links (`#problem-<kind>`) land before any script runs. */
 function problemTable(): string {

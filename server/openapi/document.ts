@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { listKeyValues } from '../../queries/files/partitions.ts';
 import { aggregateOperation, aggregateWireSchemas } from './aggregate-operation.ts';
+import { correctionModelsId, correctionModelsSchema, correctionsOperation } from './corrections-operation.ts';
 import { datasetOperation, datasetSchemaPrefix } from './dataset-operation.ts';
 import { headerComponents, notModifiedHeaders, problemHeaders } from './headers.ts';
 import { ogcPaths } from './ogc-operations.ts';
@@ -39,6 +40,7 @@ function componentRegistry() {
   for (const d of DATASETS) {
     const schemas = { ...datasetWireSchemas(d), ...(d.aggregate ? aggregateWireSchemas(d, d.aggregate) : {}) };
     for (const [suffix, schema] of Object.entries(schemas)) registry.add(schema, { id: `${datasetSchemaPrefix(d)}${suffix}` });
+    if (d.correction) registry.add(correctionModelsSchema(d), { id: correctionModelsId(d) });
   }
   for (const kind of PROBLEM_KIND_NAMES) registry.add(problemSchema(kind), { id: problemSchemaId(kind) });
   return registry;
@@ -72,6 +74,7 @@ export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
       return d.aggregate ? [own, [`/api/v1/${d.name}/aggregate`, { get: aggregateOperation(d, d.aggregate, folderValues) }] as const] : [own];
     }),
   );
+  const correctionPaths = Object.fromEntries(DATASETS.filter((d) => d.correction).map((d) => [`/api/v1/${d.name}/corrections`, { get: correctionsOperation(d) }]));
   return {
     openapi: '3.0.3',
     info: { title: API_TITLE, version: API_VERSION, description: overview(input) },
@@ -82,7 +85,7 @@ export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
       { name: 'Documentation', description: 'This contract and its page. No key.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for operators. No key, no data.' },
     ],
-    paths: { ...dataPaths, ...ogcPaths(input.rowLimit), ...otherPaths() },
+    paths: { ...dataPaths, ...correctionPaths, ...ogcPaths(input.rowLimit), ...otherPaths() },
     components: components(),
   };
 }

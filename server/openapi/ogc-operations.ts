@@ -1,4 +1,5 @@
-import { DATASETS } from '../../datasets/index.ts';
+import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
+import { BOX_HEIGHTS } from '../bbox-param.ts';
 import { CONFORMANCE, MAX_FEATURE_ID, OGC_ROOT, OgcDocumentQuery, OgcFeatureQuery, WITH_IDS } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets } from '../ogc/html.ts';
 import { ogcItemsShape } from '../ogc/items-query.ts';
@@ -32,7 +33,7 @@ const COLLECTION: SchemaObject = {
     description: { type: 'string' },
     extent: {
       type: 'object',
-      description: 'Spatial: the world (the data are not scanned for it). Temporal (datasets with time): from the start of the first partition folder to the last instant of the last one; null ends when there is none.',
+      description: 'Spatial (CRS84): the box of the rows\' geometries, each file measured once; absent for a collection without geometry or with no row placed. Temporal (datasets with time): from the start of the first partition folder to the last instant of the last one; null ends when there is none.',
       properties: {
         spatial: { type: 'object', properties: { bbox: { type: 'array', items: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4 } }, crs: { type: 'string' } } },
         temporal: { type: 'object', properties: { interval: { type: 'array', items: { type: 'array', items: { type: 'string', nullable: true }, minItems: 2, maxItems: 2 } }, trs: { type: 'string' } } },
@@ -46,13 +47,14 @@ const COLLECTION: SchemaObject = {
 
 const ITEMS: SchemaObject = {
   type: 'object',
-  description: 'A page of features: the rows of the v1 endpoint as its GeoJSON Features, in the dataset\'s order. `numberReturned` and `links` (self, next when there is more, collection) come before the features; `numberMatched` is sent when the first page holds every matching feature (it is not counted otherwise).',
-  required: ['type', 'numberReturned', 'links', 'features'],
+  description: 'A page of features: the rows of the v1 endpoint as its GeoJSON Features, in the dataset\'s order. `numberReturned`, `timeStamp` and `links` (self, alternate, next when there is more, collection) come before the features; `numberMatched` is sent when the first page holds every matching feature (it is not counted otherwise).',
+  required: ['type', 'numberReturned', 'timeStamp', 'links', 'features'],
   additionalProperties: false,
   properties: {
     type: { type: 'string', enum: ['FeatureCollection'] },
     numberMatched: { type: 'integer', minimum: 0 },
     numberReturned: { type: 'integer', minimum: 0 },
+    timeStamp: { type: 'string', format: 'date-time', description: 'When the service had read the version of the data this page comes from (its files listed and checked), UTC, whole seconds. The one value that differs between two answers with the same ETag.' },
     links: LINKS,
     features: { type: 'array', items: { anyOf: DATASETS.map((d) => ({ $ref: componentRef(`${datasetSchemaPrefix(d)}Feature`) })) } },
   },
@@ -77,6 +79,9 @@ function operation(operationId: string, summary: string, ok: SchemaObject, extra
   return { get: { operationId, tags: [TAG], summary, security: KEY, ...extra, parameters: withF, responses: { 200: ok, 400: problemRef('invalid-parameter'), ...ERRORS, ...((extra.responses as SchemaObject) ?? {}) } } };
 }
 
+/** Four numbers, or six with heights, comma-separated. */
+const BBOX: SchemaObject = { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } };
+
 /** Every dataset's own parameters (filters, bbox, options), each described with the collections that take it. */
 function datasetParameters(): SchemaObject[] {
   const byName = new Map<string, { p: SchemaObject; collections: string[] }>();
@@ -87,7 +92,11 @@ function datasetParameters(): SchemaObject[] {
       byName.set(p.name as string, seen);
     }
   }
-  return [...byName.values()].map(({ p, collections }) => ({ ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}` }));
+  return [...byName.values()].map(({ p, collections }) => {
+    const described = { ...p, description: `Collections ${collections.join(', ')} only (as on their v1 endpoint): ${String(p.description ?? '')}` };
+    // bbox reads more here than on the v1 endpoint (a 3-D box too), written as /req/core/fc-bbox-definition has it.
+    return p.name === 'bbox' ? { ...described, description: `${described.description} ${BOX_HEIGHTS}`, style: 'form', explode: false, schema: BBOX } : described;
+  });
 }
 
 /** The headers of a GeoJSON page or feature: the data endpoint's, none required (the HTML page holds no data, so has none), and Link. */
@@ -100,7 +109,7 @@ function pageHeaders(): SchemaObject {
     ...optional,
     'X-Window-From': window('start'),
     'X-Window-To': window('end (exclusive)'),
-    Link: { description: 'The links of the page (self, next, collection) as in its body.', schema: { type: 'string' } },
+    Link: { description: 'The links of the page or feature (self, alternate, next, collection) as in its body.', schema: { type: 'string' } },
   };
 }
 
@@ -113,9 +122,21 @@ function itemsOperation(rowLimit: number): SchemaObject {
   });
 }
 
+/** A collection's Feature (its component's members) with the links of /req/core/f-links. */
+function featureWithLinks(d: DatasetDescriptor): SchemaObject {
+  const member = (name: string) => ({ $ref: `${componentRef(`${datasetSchemaPrefix(d)}Feature`)}/properties/${name}` });
+  return {
+    type: 'object',
+    required: ['type', 'id', 'geometry', 'properties', 'links'],
+    additionalProperties: false,
+    properties: { type: member('type'), id: member('id'), geometry: member('geometry'), properties: member('properties'), links: LINKS },
+  };
+}
+
 function featureOperation(headers: SchemaObject): SchemaObject {
-  const feature = { anyOf: WITH_IDS.map((d) => ({ $ref: componentRef(`${datasetSchemaPrefix(d)}Feature`) })) };
-  return operation('getOgcFeature', 'One feature by its id', { description: 'The Feature, as in an items page; its links (self, alternate, collection) in the Link header.', headers, content: { 'application/geo+json': { schema: feature }, ...HTML } }, {
+  const feature = { anyOf: WITH_IDS.map(featureWithLinks) };
+  const ok = { description: 'The Feature, as in an items page, with its links (self, alternate: the page with a map, collection), also sent as the Link header.', headers, content: { 'application/geo+json': { schema: feature }, ...HTML } };
+  return operation('getOgcFeature', 'One feature by its id', ok, {
     description: 'Searches the whole collection for the row with this id (hotspots `id`, burnt areas `id`, stations `stationId`).',
     parameters: [
       { ...COLLECTION_ID, schema: { type: 'string', enum: WITH_IDS.map((d) => d.name) } },

@@ -25,6 +25,18 @@ export const Readiness = z.object({
         .meta({ description: `The first ${FAILING_LISTED} failing files by path, with what is wrong.` }),
     }),
   ),
+  corrections: z
+    .array(
+      z.object({
+        dataset: z.enum(DATASETS.filter((d) => d.correction).map((d) => d.name) as [string, ...string[]]),
+        published: z.int().min(0).meta({ description: 'Valid model files.' }),
+        latest: z.string().nullable().meta({ description: 'The model the corrected series applies by default; null when none is published.' }),
+        failing: z
+          .array(z.object({ path: z.string().meta({ description: 'Relative to the data folder.' }), problem: z.string() }))
+          .meta({ description: 'Model files that cannot be read or are invalid: while there is one, the corrected series answers 503 (the raw series is not affected).' }),
+      }),
+    )
+    .meta({ description: 'The correction layers (sensor-readings) and the state of their model files.' }),
 });
 
 const NO_KEY: SchemaObject[] = [];
@@ -77,8 +89,8 @@ function assetOperation(): SchemaObject {
   };
 }
 
-const operating = (operationId: string, summary: string, response: SchemaObject): SchemaObject => ({
-  get: { operationId, tags: ['Operations'], summary, security: NO_KEY, responses: { 200: response, 500: problemRef('internal') } },
+const operating = (operationId: string, summary: string, response: SchemaObject, more: Record<number, SchemaObject> = {}): SchemaObject => ({
+  get: { operationId, tags: ['Operations'], summary, security: NO_KEY, responses: { 200: response, ...more, 500: problemRef('internal') } },
 });
 
 /** The documentation and operating endpoints: no key, no data. */
@@ -87,7 +99,10 @@ export function otherPaths(): Record<string, SchemaObject> {
     '/api/v1/docs': { get: docsOperation() },
     '/api/v1/docs/assets/{asset}': { get: assetOperation() },
     '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
-    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready.', { $ref: componentRef('Readiness') })),
+    // 503 takes the node out of a proxy's rotation: DATA_DIR unreadable, or no dataset available.
+    '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready: DATA_DIR is readable and at least one dataset is available (file checks still warming or not).', { $ref: componentRef('Readiness') }), {
+      503: problemRef('unavailable'),
+    }),
     '/metrics': operating('getMetrics', 'Prometheus metrics', text('Prometheus text exposition format 0.0.4.', 'text/plain')),
   };
 }

@@ -15,7 +15,7 @@ export const PROBLEM_WHEN: Record<ProblemKind, string> = {
   'request-timeout': 'The request (headers and any body) did not arrive completely within `REQUEST_TIMEOUT_MS` (30 s by default). The connection is closed.',
   'headers-too-large': 'The request line and headers exceed 16 kB (for example a very long URL or Authorization header). The connection is closed.',
   'rate-limited': 'More than the per-key limit of requests per minute, or too many failed authentications from one address. Retry after `Retry-After` seconds.',
-  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
+  unavailable: 'The service did not look: the dataset folder is missing or unreadable, the feeding chain reports itself unavailable, a file in the window is unreadable or does not match the schema, a correction model file cannot be read or is invalid (the corrected series and the list of models only; the raw series answers as before), the service is at capacity (every connection busy with a full queue, or its temporary disk budget spent; `Retry-After` is then the time the queue, or the budget, takes to drain at the current pace), or the query ran out of time before the first byte. Not an empty result. Retry after `Retry-After` seconds.',
   internal: 'An unexpected error. Quote the requestId when reporting it.',
 };
 
@@ -42,6 +42,7 @@ export function problemSchema(kind: ProblemKind) {
       detail: z.string().meta({ description: 'What happened, for a person; never SQL, file paths or engine messages.' }),
       instance: z.string().meta({ description: 'Path of the request, without the query string.' }),
       requestId: z.string().meta({ description: 'Id of the request in the service logs.' }),
+      code: z.literal(kind).meta({ description: 'The problem kind\'s short name, stable within v1 (the end of `type`): the `code` of OGC API – Features\' exception.' }),
       ...errors,
     })
     .meta({ description: `application/problem+json (RFC 9457), kind ${kind}. ${PROBLEM_WHEN[kind]}` });

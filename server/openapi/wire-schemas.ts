@@ -30,7 +30,7 @@ export const Observation = z
 const DataVersion = z
   .string()
   .regex(/^sha256:[0-9a-f]{64}$/)
-  .meta({ description: 'Fingerprint of the content of the files read (their Parquet footers): same data, same version; a late file changes it.' });
+  .meta({ description: 'Fingerprint of the content of the files read (their Parquet footers), and of the correction model a corrected series applies: same data, same version; a late file changes it.' });
 
 const NON_FINITE = 'In GeoJSON, null also when the stored number is not finite (JSON has no NaN or Infinity).';
 
@@ -95,6 +95,12 @@ function queryEchoSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<s
   if (d.bbox) shape.bbox = z.string().nullable().meta({ description: 'The box as minLon,minLat,maxLon,maxLat in shortest number form; null when not given (no filter).' });
   for (const o of d.options) shape[o.param] = z.enum(o.allowed as [string, ...string[]]);
   if (d.folderChoice) shape[d.folderChoice.param] = z.string().meta({ description: `The ${d.folderChoice.param} served (the default when none was given).` });
+  if (d.correction) {
+    const { series } = d.correction;
+    // Optional rather than nullable: a raw answer echoes exactly what it echoed before models existed
+    // (on the wire an absent key is what Meta's record type already allows).
+    shape[d.correction.param] = (z.string().optional() as unknown as z.ZodType<string | null>).meta({ description: `The correction model applied (${series.param}=${series.value}): the one pinned, else the latest published; absent on any other series or while none is published (so raw answers echo what they always did).` });
+  }
   return z.object({ ...shape, ...extra }).meta({ description: 'Every parameter in effect other than the window, defaults included.' });
 }
 

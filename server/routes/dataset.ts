@@ -6,13 +6,15 @@ import { FORMATS } from '../../queries/formats.ts';
 import type { DataVersion, Extract } from '../../queries/stream/extract-types.ts';
 import { prepareExtract } from '../../queries/stream/extract.ts';
 import { spoolBody } from '../../queries/stream/spool.ts';
-import { instantFromDate } from '../../queries/instant.ts';
+import { floorToSecond, instantFromDate, type Instant } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
+import { keyedOnly } from '../auth.ts';
 import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
+import type { PageShape } from '../page-shape.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
 import { toProblem } from '../problems.ts';
 import { refuseWhenSaturated } from '../capacity.ts';
@@ -57,10 +59,10 @@ const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersion
  * is compressed: a body held whole is compressed in memory, a streamed one goes chunked (or is
  * spooled for HTTP/1.0). HEAD gets the headers only, without a compressed body's length.
  */
-async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding; page: PageShape | null }) {
+async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding; page: PageShape | null; readAt: Instant }) {
   const { d, q, x, encoding, page } = r;
   const meta = buildMeta(d, q, x, page?.rowLimit ?? ctx.config.rowLimit);
-  const framing = page ? page.framing(x) : framingOf(d, q, meta);
+  const framing = page ? page.framing(x, r.readAt) : framingOf(d, q, meta);
   const known = knownLength(framing, x);
   const head = (length: number | null) => {
     reply.headers(metaHeaders(meta)).headers(page?.headers(x) ?? {}).type(page?.mediaType ?? FORMATS[q.format].mediaType);
@@ -108,6 +110,20 @@ function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x:
   return reply.send(body);
 }
 
+/** The extract's text read whole (at most one row) and rewritten; a failure to read it is still a problem response. */
+async function rewritten(x: Extract, rewrite: (text: string) => string, retryAfterSeconds: number): Promise<Extract> {
+  const parts: Buffer[] = [];
+  try {
+    for await (const chunk of x.chunks()) parts.push(Buffer.from(chunk));
+  } catch (e) {
+    throw toProblem(e, retryAfterSeconds);
+  } finally {
+    x.dispose();
+  }
+  const body = Buffer.from(rewrite(Buffer.concat(parts).toString('utf8')));
+  return { ...x, bytes: body.length, chunks: async function* () { yield body; }, dispose: () => undefined };
+}
+
 /**
  * GET /api/v1/<dataset>: validate, preflight (all checks, exact count), then stream. HEAD is
  * declared with it: the HEAD route Fastify would add says Content-Length: 0 for every answer.
@@ -121,24 +137,10 @@ function answerDataset(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
   return serveQuery(request, reply, ctx, { d, q, page: null });
 }
 
-/**
- * A page of another API over the same rows (OGC API – Features items): its own row limit, keyset
- * cut (the order key of its last row when it ends inside one instant), framing and headers.
- */
-export interface PageShape {
-  rowLimit: number;
-  /** Keyset pages: a cut inside one instant also finds the order key of the page's last row. */
-  keyed: boolean;
-  mediaType: string;
-  framing(x: Extract): { prefix: string; suffix: string };
-  headers(x: Extract): Record<string, string>;
-  /** A problem to answer instead, decided once the rows are counted (a feature that is not there: 404). */
-  refuse?(x: Extract): Error | null;
-}
-
 /** A validated query answered: preflight (every check, exact count), then the rows in the page's or the format's framing. */
 export async function serveQuery(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; page: PageShape | null }) {
   const { d, q, page } = r;
+  keyedOnly(request);
   const nowMs = Date.now();
   const rowLimit = page?.rowLimit ?? ctx.config.rowLimit;
   refuseWhenSaturated(request, ctx);
@@ -160,6 +162,7 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
     throw toProblem(e, ctx.config.retryAfterSeconds);
   });
   preflightDone();
+  const readAt = floorToSecond(instantFromDate(new Date()));
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
   if (x === null) return reply.code(304).send();
   const refused = page?.refuse?.(x);
@@ -169,5 +172,6 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
     reply.removeHeader('etag');
     throw refused;
   }
-  return sendExtract(request, reply, ctx, { d, q, x, signal, encoding, page });
+  const sent = page?.rewrite ? await rewritten(x, page.rewrite, ctx.config.retryAfterSeconds) : x;
+  return sendExtract(request, reply, ctx, { d, q, x: sent, signal, encoding, page, readAt });
 }

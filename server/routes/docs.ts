@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import type { AppContext } from '../app-context.ts';
 import { docsAssets, DocsQuery, DOCS_PAGE_CSP, renderDocsPage } from '../openapi/docs-page.ts';
 import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '../openapi/document.ts';
+import { prefersHtml } from '../media-types.ts';
 import { Problem, invalidParameters } from '../problems.ts';
 import { parameterErrors } from '../query-params.ts';
 
@@ -14,17 +15,12 @@ import { parameterErrors } from '../query-params.ts';
  */
 const YAML_1_1 = { version: '1.1', defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' } as const;
 
-/** A browser following a problem `type` link asks for text/html and should land on the page, not on JSON. */
-const prefersHtml = (request: FastifyRequest): boolean => {
-  const accept = request.headers.accept ?? '';
-  return accept.includes('text/html') && !accept.includes('application/json');
-};
-
 function docsFormat(request: FastifyRequest): 'json' | 'yaml' | 'html' {
   const raw = request.query as Record<string, unknown>;
   const parsed = DocsQuery.safeParse(raw);
   if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(DocsQuery.shape)));
-  return parsed.data.format ?? (prefersHtml(request) ? 'html' : 'json');
+  // A browser following a problem `type` link asks for text/html and should land on the page, not on JSON.
+  return parsed.data.format ?? (prefersHtml(request.headers.accept) ? 'html' : 'json');
 }
 
 /** GET /api/v1/docs (no key): the contract, built per request so values that come from the data are current. */

@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { partitionSpan } from '../../queries/files/partitions.ts';
 import type { AppContext } from '../app-context.ts';
+import { keyedOnly } from '../auth.ts';
 import { API_TITLE } from '../openapi/document.ts';
-import { collection, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
+import { collection, collectionNotFound, collectionsLinks, conformance, landingPage, OGC_ROOT, OgcDocumentQuery, queryables, type Extents, type Span } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets, requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
@@ -21,7 +22,7 @@ const DESCRIPTION = 'Fire data (satellite active-fire detections, burnt areas, f
 function datasetOf(request: FastifyRequest): DatasetDescriptor {
   const id = (request.params as { collectionId: string }).collectionId;
   const d = DATASETS.find((x) => x.name === id);
-  if (!d) throw new Problem('not-found', `No collection '${id.slice(0, 64).replace(/[^\w-]/g, '?')}'; the collections are: ${DATASETS.map((x) => x.name).join(', ')}.`);
+  if (!d) throw collectionNotFound(id, false);
   return d;
 }
 
@@ -44,6 +45,7 @@ function document(build: (request: FastifyRequest, reply: FastifyReply) => Promi
     const parsed = OgcDocumentQuery.safeParse(raw);
     if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcDocumentQuery.shape)));
     if (wantsHtml(request)) return sendShell(reply, title(request));
+    keyedOnly(request);
     return reply.header('vary', 'Accept').send(await build(request, reply));
   };
 }
@@ -65,7 +67,7 @@ export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void
     const { signal } = requestSignal(reply, ctx.config);
     const collections = [];
     for (const d of DATASETS) collections.push(collection(base, d, await extentsOf(ctx, signal, d)));
-    return { links: [{ href: `${base}${OGC_ROOT}/collections`, rel: 'self', type: 'application/json', title: 'The collections' }], collections };
+    return { links: collectionsLinks(base), collections };
   }, () => 'Collections'));
   scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(async (request, reply) => {
     const d = datasetOf(request);

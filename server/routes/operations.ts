@@ -1,10 +1,11 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DATASETS } from '../../datasets/index.ts';
 import { readChain } from '../../queries/files/chain.ts';
 import type { Engine } from '../../queries/engine/engine.ts';
 import type { AppContext } from '../app-context.ts';
+import { Problem } from '../problems.ts';
 
 async function datasetStatus(dataDir: string, name: string, nowMs: number) {
   const dir = path.join(dataDir, name);
@@ -15,21 +16,45 @@ async function datasetStatus(dataDir: string, name: string, nowMs: number) {
   return { dataset: name, available: true, reason: null, chainAgeSeconds: chain.observation.ageSeconds };
 }
 
-/** Operating endpoints: no key, no data. */
+/** Each correction layer's models as they are on disk now: how many are published, the default, the files that fail. */
+const correctionStates = (ctx: AppContext) =>
+  Promise.all(
+    DATASETS.filter((d) => d.correction).map(async (d) => {
+      const { models, failing } = await ctx.extract.corrections.load(d);
+      return { dataset: d.name, published: models.length, latest: models.at(-1)?.id ?? null, failing };
+    }),
+  );
+
+/**
+ * Readiness for a proxy: 503 when this node can serve no data at all (DATA_DIR gone, a lost mount,
+ * or every dataset unavailable), so it leaves the rotation. A node still warming its file checks
+ * is ready: requests check the files they touch themselves.
+ */
+async function readiness(ctx: AppContext, engine: Engine) {
+  const dataDirReadable = await readdir(ctx.config.dataDir).then(() => true, () => false);
+  const nowMs = Date.now();
+  const datasets = await Promise.all(
+    DATASETS.map(async (d) => {
+      const files = ctx.files.summary(d.name);
+      return { ...(await datasetStatus(ctx.config.dataDir, d.name, nowMs)), files: files.counts, failingFiles: files.failing };
+    }),
+  );
+  const retry = { 'retry-after': String(ctx.config.retryAfterSeconds) };
+  if (!dataDirReadable) throw new Problem('unavailable', 'Not ready: DATA_DIR is missing or unreadable, so no data can be served.', undefined, retry);
+  if (!datasets.some((d) => d.available)) {
+    const reasons = datasets.map((d) => `${d.dataset}: ${d.reason}`).join('; ');
+    throw new Problem('unavailable', `Not ready: no dataset is available (${reasons}).`, undefined, retry);
+  }
+  return { status: 'ready' as const, engine: { connections: engine.size, busy: engine.busy }, datasets, corrections: await correctionStates(ctx) };
+}
+
+/** Operating endpoints: no key, no data. `/healthz` is the process alive; `/readyz` its data servable. */
 export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, engine: Engine, warming: () => boolean): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async () => {
-    const nowMs = Date.now();
-    const datasets = await Promise.all(
-      DATASETS.map(async (d) => {
-        const files = ctx.files.summary(d.name);
-        return { ...(await datasetStatus(ctx.config.dataDir, d.name, nowMs)), files: files.counts, failingFiles: files.failing };
-      }),
-    );
-    return { status: 'ready', engine: { connections: engine.size, busy: engine.busy }, datasets };
-  });
+  app.get('/readyz', () => readiness(ctx, engine));
   app.get('/metrics', async (_request, reply) => {
     for (const d of DATASETS) for (const [state, n] of Object.entries(ctx.files.summary(d.name).counts)) ctx.metrics.setDataFiles(d.name, state, n);
+    for (const c of await correctionStates(ctx)) ctx.metrics.setCorrectionModels(c.dataset, { published: c.published, failing: c.failing.length });
     return reply.type('text/plain; version=0.0.4').send(
       await ctx.metrics.render({
         fire_api_duckdb_connections_busy: engine.busy,

@@ -174,7 +174,7 @@ describe('behind the shipped nginx config (deploy/nginx/fire-api.conf)', () => {
       expect(r.status).toBe(503);
       expect(r.headers).toMatch(/^content-type: application\/problem\+json/im);
       expect(r.headers).toMatch(/^retry-after: 5/im);
-      expect(JSON.parse(r.body.toString())).toMatchObject({ type: '/api/v1/docs#problem-unavailable', status: 503 });
+      expect(JSON.parse(r.body.toString())).toMatchObject({ type: '/api/v1/docs#problem-unavailable', status: 503, code: 'unavailable' });
     } finally {
       await cluster.ensureRunning();
     }

@@ -7,7 +7,19 @@ import { sensorReadings } from '../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon, writeChain } from './fixtures.ts';
 import { writeParquet, type Row } from './parquet.ts';
+import { publish } from './corrections.ts';
 import { CHAIN } from './sample-data.ts';
+
+/** A published correction model over part of the readings: series=corrected aggregates its values. */
+export const AGGREGATE_MODEL = {
+  id: 'aggregate-test-1',
+  publishedUtc: '2024-04-01T00:00:00Z',
+  description: 'Test model',
+  rules: [
+    { stationId: 'ST0001', quantity: 'airTemperatureC', fromUtc: '2024-02-29T23:00:00Z', toUtc: null, factor: 1.07, offset: -2.5 },
+    { stationId: '*', quantity: 'precipitationMm', fromUtc: null, toUtc: '2024-03-01T00:30:00Z', factor: 0.93, offset: 0.1 },
+  ],
+};
 
 /**
  * Instants on every edge an aggregate has: days, an ISO week (Monday 2024-03-04), months, a leap
@@ -89,6 +101,7 @@ async function writeOthers(dir: string, p: (...parts: string[]) => string): Prom
     );
     await writeParquet(p(`sensor-readings/date=${date}/a.parquet`), sensorReadings, rows);
   }
+  await publish(dir, AGGREGATE_MODEL);
   for (const d of ['hotspots', 'burnt-areas', 'fire-danger', 'sensor-stations', 'sensor-readings']) await writeChain(dir, d, CHAIN);
 }
 

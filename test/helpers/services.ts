@@ -1,4 +1,5 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -73,14 +74,25 @@ export function gdal(env: NodeJS.ProcessEnv = process.env): Service {
   return { name: 'ogrinfo', debianPackage: 'gdal-bin', path: findOnPath(['ogrinfo'], env.PATH) };
 }
 
+/** Whether `python` runs and imports qgis.core: a program that merely exists is not QGIS's Python. */
+function importsQgis(python: string): boolean {
+  if (!executable(python)) return false;
+  try {
+    // Said back, not only exit 0: any program may exit 0 whatever it is asked.
+    const said = execFileSync(python, ['-c', 'import qgis.core; print("qgis " + qgis.core.Qgis.version())'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, env: { ...process.env, QT_QPA_PLATFORM: 'offscreen' } });
+    return said.startsWith('qgis ');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Debian's QGIS Python bindings (python3-qgis, which brings the providers, OAPIF among them), run
- * by Debian's own Python: `QGIS_PYTHON` if set (it must then import qgis), else /usr/bin/python3.
+ * by Debian's own Python: `QGIS_PYTHON` if set, else /usr/bin/python3; either must import qgis.
  */
 export function qgisPython(env: NodeJS.ProcessEnv = process.env): Service {
   const python = env.QGIS_PYTHON ?? '/usr/bin/python3';
-  const found = executable(python) && existsSync('/usr/lib/python3/dist-packages/qgis/core') ? python : null;
-  return { name: 'python3-qgis', debianPackage: 'python3-qgis', path: env.QGIS_PYTHON ? (executable(python) ? python : null) : found };
+  return { name: 'python3-qgis', debianPackage: 'python3-qgis', path: importsQgis(python) ? python : null };
 }
 
 export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {

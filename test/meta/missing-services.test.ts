@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/fixtures.ts';
-import { chromium, findOnPath, isCi, needService, parseSkipNote, skipNote, type Service } from '../helpers/services.ts';
+import { chromium, findOnPath, isCi, needService, parseSkipNote, qgisPython, skipNote, type Service } from '../helpers/services.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,6 +40,12 @@ describe('finding the programs some tests need', () => {
     expect(chromium({ PATH: dir, CHROMIUM_PATH: own }).path).toBe(own);
     expect(chromium({ PATH: dir, CHROMIUM_PATH: path.join(dir, 'missing') }).path).toBeNull();
     expect(findOnPath(['google-chrome'], dir)).toBeNull();
+  });
+
+  it('QGIS_PYTHON must be a Python that imports qgis: any other program is no QGIS', async () => {
+    const dir = await tempDir('fire-api-path-');
+    expect(qgisPython({ QGIS_PYTHON: await fakeProgram(dir, 'python3') }).path).toBeNull();
+    expect(qgisPython({ QGIS_PYTHON: path.join(dir, 'missing') }).path).toBeNull();
   });
 
   it('a file without the execute bit is not a program', async () => {

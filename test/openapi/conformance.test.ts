@@ -71,7 +71,7 @@ describe('the conformance check fails what the document does not describe', () =
   });
 
   it('a problem body that is not the documented one for its status', () => {
-    const problem = { type: '/api/v1/docs#problem-unauthorized', title: 'A valid key is required', status: 401, detail: 'd', instance: '/api/v1/sensor-stations', requestId: 'r' };
+    const problem = { type: '/api/v1/docs#problem-unauthorized', title: 'A valid key is required', status: 401, detail: 'd', instance: '/api/v1/sensor-stations', requestId: 'r', code: 'unauthorized' };
     const sent = (body: object, headers: object = { 'content-type': 'application/problem+json; charset=utf-8', 'www-authenticate': 'Bearer' }) =>
       stations({ status: 401, headers: headers as Record<string, unknown>, body: JSON.stringify(body) });
     expect(checker.check(sent(problem))).toEqual([]);

@@ -117,6 +117,7 @@ const CASES: [string, string][] = [
   ['fire-danger', 'from=2024-02-28&to=2024-03-05&model=effis-ecmwf&level=adminArea&interval=week&stats=FWI.max'],
   ['sensor-readings', 'from=2024-02-29T22:00:00Z&to=2024-03-01T02:00:00Z&interval=hour&groupBy=stationId&stats=airTemperatureC.mean,airTemperatureC.sum,precipitationMm.sum'],
   ['sensor-readings', 'from=2024-02-29T22:30:00Z&to=2024-03-02&simulated=false&stats=precipitationMm.sum,airTemperatureC.max'],
+  ['sensor-readings', 'from=2024-02-29T22:00:00Z&to=2024-03-01T02:00:00Z&interval=hour&groupBy=stationId&series=corrected&stats=airTemperatureC.mean,airTemperatureC.sum,precipitationMm.sum,precipitationMm.max'],
 ];
 
 describe('each group equals the data endpoint\'s rows for it', () => {
@@ -140,6 +141,16 @@ describe('each group equals the data endpoint\'s rows for it', () => {
       const data = await csvObjects(`/api/v1/hotspots?from=${from}&to=${to}&country=${g.country}&format=csv`);
       expect(data.rows.length, `${g.bucket} ${g.country}`).toBe(Number(g.count));
     }
+  });
+});
+
+describe('corrected readings', () => {
+  it('series=corrected aggregates the corrected values and names the model, as the data endpoint does', async () => {
+    const url = '/api/v1/sensor-readings/aggregate?from=2024-02-29T22:00:00Z&to=2024-03-01T02:00:00Z&interval=all&series=corrected&stats=airTemperatureC.sum&format=csv';
+    const [corrected, raw] = [await server.get(url), await server.get(url.replace('corrected', 'raw'))];
+    expect(JSON.parse(corrected.headers.get('x-query')!)).toMatchObject({ series: 'corrected', correctionModel: 'aggregate-test-1' });
+    expect(JSON.parse(raw.headers.get('x-query')!).correctionModel).toBeUndefined();
+    expect(await corrected.text()).not.toBe(await raw.text());
   });
 });
 

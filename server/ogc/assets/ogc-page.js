@@ -55,7 +55,8 @@
     if (body.type === 'Feature') {
       content.appendChild(el('h1', {}, [String(body.id)]));
       drawMap({ type: 'FeatureCollection', features: [body] });
-      return content.appendChild(table([body]));
+      content.appendChild(table([body]));
+      return content.appendChild(links(body.links || []));
     }
     if (body.collections) {
       content.appendChild(el('h1', {}, ['Collections']));

@@ -1,3 +1,4 @@
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { TempBudgetFullError } from '../../../queries/errors.ts';
 import { TempBudget } from '../../../queries/engine/temp-budget.ts';
@@ -67,5 +68,17 @@ describe('TempBudget', () => {
     expect(budget.usedBytes).toBe(50);
     // A response that arrives now still gets its own reservation.
     expect(() => budget.reserve(50)).not.toThrow();
+  });
+
+  it('keeps what it learns of released room in constant memory: a server that is never refused does not grow', () => {
+    const budget = new TempBudget(100, 60);
+    const cycle = (n: number) => {
+      for (let i = 0; i < n; i++) budget.reserve(10).release();
+    };
+    cycle(100);
+    const small = serialize(budget).length;
+    cycle(100_000);
+    // Everything the budget holds, private fields included: the same after 100,100 releases as after 100.
+    expect(serialize(budget).length).toBeLessThanOrEqual(small + 64);
   });
 });

@@ -12,7 +12,8 @@ const col = (name: string) => `t.${ident(name)}`;
 
 function valueExpr(c: Column, spec: QuerySpec, params: string[]): string {
   if (!c.computed) return col(c.name);
-  if (c.computed.kind === 'null') return 'CAST(NULL AS VARCHAR)';
+  // The reference knows no correction model: the raw series, correctionModel null.
+  if (c.computed.kind === 'correctionModel') return 'CAST(NULL AS VARCHAR)';
   params.push(spec.params[c.computed.param] ?? '');
   return `CAST($${params.length} AS VARCHAR)`;
 }

@@ -125,16 +125,14 @@ describe('streamWrittenAhead', () => {
   });
 
   it('an aborted response gives its connection back at once, wherever the abort lands in a long write', async () => {
-    // A group DuckDB needs seconds for: only an interrupt that reaches it frees the connection early.
-    const long = (i: number, target: string) => ({ sql: `COPY (SELECT ${i} AS g, sum(i) FROM range(3000000000) t(i)) TO '${target}' (FORMAT csv, HEADER false)`, params: [] });
+    // A group DuckDB would need hours for: only an interrupt that reaches it ends the run (else the test times out).
+    const long = (i: number, target: string) => ({ sql: `COPY (SELECT ${i} AS g, sum(i) FROM range(3000000000000) t(i)) TO '${target}' (FORMAT csv, HEADER false)`, params: [] });
     for (const afterMs of [0, 1, 5, 20, 100]) {
       const abort = new AbortController();
       const p = plan([1, 1], { signal: abort.signal, write: (i, c, t) => copyInto(c, long(i, t)) });
       const run = collect(p);
       setTimeout(() => abort.abort(new Error('client gone')), afterMs);
-      const started = performance.now();
       await expect(run).rejects.toThrow();
-      expect(performance.now() - started).toBeLessThan(afterMs + 2000);
       expect(engine.busy).toBe(0);
     }
     expect(await groupFiles()).toEqual([]);

@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { issueKey, revokeKey } from '../../../server/keys/key-admin.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startServer, TEST_HOLDER } from '../../helpers/server.ts';
 
@@ -9,10 +11,11 @@ describe('keys never appear in logs', () => {
     const logs = new PassThrough();
     let text = '';
     logs.on('data', (c: Buffer) => (text += c.toString()));
-    const s = await startServer(await writeSampleData(), { LOG_LEVEL: 'trace', RATE_LIMIT_PER_MINUTE: '3', AUTH_FAILURES_PER_MINUTE: '2' }, { logStream: logs });
-    const revoked = await issueKey(s.keysFile, TEST_HOLDER, 30);
-    await revokeKey(s.keysFile, revoked.record.id);
-    await new Promise((r) => setTimeout(r, 1200));
+    // The revoked key is in the registry before the server starts: no wait for a reload.
+    const keysFile = path.join(await tempDir('fire-api-keys-'), 'keys.json');
+    const revoked = await issueKey(keysFile, TEST_HOLDER, 30);
+    await revokeKey(keysFile, revoked.record.id);
+    const s = await startServer(await writeSampleData(), { LOG_LEVEL: 'trace', RATE_LIMIT_PER_MINUTE: '3', AUTH_FAILURES_PER_MINUTE: '2', KEYS_FILE: keysFile }, { logStream: logs });
     const keys = [s.key, revoked.key, `frk_${s.key.slice(4, 12)}_${'Z'.repeat(43)}`];
     const paths = ['/api/v1/hotspots?from=2025-08-01&to=2025-08-02&country=PT', '/api/v1/fire-danger?model=nope', '/api/v1/hotspots?from=bad'];
     try {

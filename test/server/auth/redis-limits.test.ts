@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startServer as startServerProcess } from '../../../bench/server-process.ts';
 import { issueKey } from '../../../server/keys/key-admin.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
 import { needService, redisServer } from '../../helpers/services.ts';
@@ -31,14 +33,15 @@ describe('several instances on one Redis', () => {
   it('two server processes enforce one limit per key, and one key never spends another key’s budget', async (ctx) => {
     needService(ctx, REDIS);
     if (!redis) throw new Error('redis-server did not start');
-    const a = await startServer(dataDir, { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '10' });
+    // Both keys are in the registry before either server starts: no wait for a reload.
+    const keysFile = path.join(await tempDir('fire-api-keys-'), 'keys.json');
+    const { key: other } = await issueKey(keysFile, TEST_HOLDER, 30);
+    const a = await startServer(dataDir, { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '10', KEYS_FILE: keysFile });
     const port = await freePort();
     const env = { DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp-b`, KEYS_FILE: a.keysFile, REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: '10', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
     const child = await startServerProcess(env, {});
     const b = { url: child.baseUrl };
     try {
-      const { key: other } = await issueKey(a.keysFile, TEST_HOLDER, 30);
-      await new Promise((r) => setTimeout(r, 1200));
       const statuses = [];
       for (let i = 0; i < 12; i++) statuses.push((await hit(i % 2 ? b : a, a.key)).status);
       expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
@@ -61,11 +64,11 @@ describe('Redis down: fail open, bounded, logged, counted', () => {
     try {
       expect((await hit(s, s.key)).status).toBe(200);
       await own.stop();
+      // A request that waited on the stopped Redis would hang here until the test's timeout; how long a
+      // silent Redis is waited for is the paused-Redis test's subject.
       for (let i = 0; i < 8; i++) {
-        const started = Date.now();
         const r = await fetch(`${s.url}${DATA}`, { headers: { authorization: `Bearer ${s.key}` } });
         const body = await r.text();
-        expect(Date.now() - started).toBeLessThan(800);
         expect(r.status).toBe(200);
         expect(body).not.toMatch(/redis|ECONNREFUSED/i);
       }

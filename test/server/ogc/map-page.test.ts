@@ -58,6 +58,19 @@ describe('the OGC API pages in Chromium', () => {
     });
   });
 
+  it('a feature page maps the feature, lists its properties and links back to its collection', { timeout: 60_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withTab(executablePath, async (tab) => {
+      await tab.goto(`${server.url}/api/v1/ogc/collections/hotspots/items/h1?f=html`, { waitUntil: 'load' });
+      await tab.fill('#key', server.key);
+      await tab.click('#key-form button');
+      await tab.waitForSelector('a[rel="collection"]');
+      expect(await tab.textContent('h1')).toBe('h1');
+      expect(await tab.locator('tbody tr').count()).toBe(1);
+      expect(await tab.getAttribute('a[rel="collection"]', 'href')).toBe('/api/v1/ogc/collections/hotspots?f=html');
+    });
+  });
+
   it('the landing page lists its links; a wrong key is asked for again', { timeout: 60_000 }, async (ctx) => {
     const executablePath = needService(ctx, CHROMIUM);
     await withTab(executablePath, async (tab) => {
