@@ -6,6 +6,7 @@ import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
+import { keyedOnly } from '../auth.ts';
 import { refuseWhenSaturated } from '../capacity.ts';
 import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { freshness } from '../etag.ts';
@@ -22,6 +23,7 @@ export function registerAggregateRoute(app: FastifyInstance, ctx: AppContext, d:
 }
 
 async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
+  keyedOnly(request);
   const { q, shape } = parseAggregateQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date()), request.headers.accept);
   refuseWhenSaturated(request, ctx);
   const rowLimit = ctx.config.aggregateRowLimit;
