@@ -119,7 +119,7 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     const { observation, dataVersion, folderValue, correction } = sources;
     const answer = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
-    return { ...answer, file: parquet ? await aggregateParquet(connection, ctx.tempDir, req.fileMetadata(answer), answer.columns, answer.rows) : null };
+    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.rows) : null };
   } finally {
     request.release();
   }
