@@ -10,6 +10,7 @@ import { listSources, querySpec } from './extract.ts';
 import type { ExtractContext, ExtractRequest } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
 import { FORMATS } from '../formats.ts';
+import { cachedGroups, keepGroups } from './aggregate-cache.ts';
 import { aggregateParquet } from './aggregate-parquet.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
@@ -99,7 +100,8 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
 /**
  * The same preflight as an extract (files listed, checked, fingerprinted: a 503 before any byte,
  * an empty window a 200), then the statements of the window's parts, the files checked unchanged
- * after them, and for Parquet the file written. Null when `req.isFresh` says the client holds this
+ * after them, and for Parquet the file written; groups asked for again come from the rows cache
+ * (RESPONSE_CACHE_MB) without a connection. Null when `req.isFresh` says the client holds this
  * version (304).
  */
 export async function prepareAggregate(ctx: ExtractContext, req: AggregateRequest): Promise<Aggregate | null> {
@@ -108,6 +110,12 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     const needsStations = req.format === 'geojson' && req.shape.keys.some((k) => k.kind === 'station');
     const sources = await listSources(ctx, req, request.connection, needsStations);
     if (req.isFresh?.(sources)) return null;
+    const { observation, dataVersion, folderValue, correction } = sources;
+    const decided = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape) };
+    // A Parquet file carries the chain's last success, which no entity tag covers: written afresh.
+    const key = FORMATS[req.format].aggregate?.kind !== 'parquet' && req.cacheKey ? req.cacheKey(sources) : null;
+    const cached = cachedGroups(ctx.rowsCache, key);
+    if (cached) return { ...decided, ...cached, file: null };
     const connection = await request.connection();
     const spec = await querySpec(ctx, req, sources, connection);
     ctx.signal.throwIfAborted();
@@ -116,8 +124,8 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     // An interrupt that reached the statement while it was being prepared is lost: look again.
     ctx.signal.throwIfAborted();
     await verifierOf(req.descriptor.name, sources)(files);
-    const { observation, dataVersion, folderValue, correction } = sources;
-    const answer = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape), ...cut(rows, req.rowLimit, req.window) };
+    const answer = { ...decided, ...cut(rows, req.rowLimit, req.window) };
+    keepGroups(ctx.rowsCache, key, { rows: answer.rows, truncated: answer.truncated, next: answer.next }, dataVersion);
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
     return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.rows) : null };
   } finally {

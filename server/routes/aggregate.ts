@@ -3,13 +3,14 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS, type FormatRules } from '../../queries/formats.ts';
 import { instantFromDate } from '../../queries/instant.ts';
 import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
+import type { DataVersion } from '../../queries/stream/extract-types.ts';
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
 import { keyedOnly } from '../auth.ts';
 import { refuseWhenSaturated } from '../capacity.ts';
 import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
-import { freshness } from '../etag.ts';
+import { entityTag, freshness } from '../etag.ts';
 import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
@@ -32,7 +33,7 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
   const run = { ...ctx.extract, rowLimit, nowMs: Date.now(), signal, engineWork, owner: request.keyId ?? '' };
   const fileMetadata = (x: Omit<Aggregate, 'file'>) => columnarMetadata(buildMeta(d, q, { ...x, returned: x.rows.length }, rowLimit));
-  const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, shape, rowLimit, fileMetadata };
+  const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, cacheKey: (v: DataVersion) => entityTag(d, q, v, rowLimit), shape, rowLimit, fileMetadata };
   const a = await prepareAggregate(run, req).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
   });
