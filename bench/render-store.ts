@@ -10,6 +10,7 @@ import { fileIdentity, type DataFile } from '../queries/files/data-file.ts';
 import { compileRows, csvRows, featureRows, type QuerySpec, type RowSelect } from '../queries/sql/compile.ts';
 import { compileCopy, CSV_COPY, FEATURE_COPY, type TextCopy } from '../queries/sql/compile-copy.ts';
 import { ident } from '../queries/sql/sql.ts';
+import { lowerBound } from '../queries/engine/render-file.ts';
 
 /**
  * One data file rendered once: per row in order-key order, the time key (epoch µs), the Feature as
@@ -64,18 +65,6 @@ export async function renderFile(c: DuckDBConnection, spec: QuerySpec, file: str
   const csvOffsets = rowOffsets(csv, true);
   if (featureOffsets.length !== keys.length + 1 || csvOffsets.length !== keys.length + 1) throw new Error('rendered rows do not match the keys');
   return { keys, features, featureOffsets, csv, csvOffsets };
-}
-
-/** First row whose key is ≥ `key`. */
-export function lowerBound(keys: BigInt64Array, key: bigint): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The byte range of rows [from, to) of a format; GeoJSON's first Feature has no separating comma. */

@@ -13,6 +13,7 @@ import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
 import type { Extract, ExtractContext } from './extract-types.ts';
 import { pageVersion } from './plan.ts';
+import { readRendered, renderLater } from './rendered.ts';
 import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
 /**
@@ -80,8 +81,8 @@ async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: num
   return sendWritten(w, [file], written);
 }
 
-/** The window's Features read into memory, checked like a copied window, kept in the rows cache when asked again. */
-export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
+/** The window's Features staged through a table (runStaged), as bytes. */
+async function readStaged(w: WholeWindowCopy): Promise<{ bytes: Buffer; returned: number }> {
   const query: RowsQuery = {
     spec: w.spec,
     files: w.group.files,
@@ -95,10 +96,21 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const staged = compileStaged(query);
   if (!staged) throw new Error('a window read into memory is staged through a table');
   const result = await runStaged(w.connection, staged, stationsIdentity(w.sources), w.ctx.signal);
-  const bytes = featureBytes(result);
+  return { bytes: featureBytes(result), returned: result.rowCount };
+}
+
+/**
+ * The window's Features read into memory (from its files' renderings when there are, else staged),
+ * checked like a copied window, kept in the rows cache when asked again.
+ */
+export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
+  const rendered = await readRendered(w);
+  const { bytes, returned } = rendered ?? (await readStaged(w));
   w.release();
-  await verifyWritten(w, result.rowCount);
-  const page = { returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  if (!rendered) renderLater(w);
+  // The same checks either way: the files are still the ones listed, so a rendering (keyed by their identity) is theirs.
+  await verifyWritten(w, returned);
+  const page = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
   if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
   const written = { bytes, ...page };
   const cache = w.ctx.rowsCache;
