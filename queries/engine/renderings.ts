@@ -15,6 +15,16 @@ interface Entry {
   offsets: Float64Array;
 }
 
+/** A file to render, as listed and checked. */
+interface Job {
+  spec: QuerySpec;
+  file: DataFile;
+  hash: string;
+}
+
+/** Files waiting beyond this are not queued; they are asked for again by their next window. */
+const MAX_QUEUED = 1000;
+
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
  * columns and no wire column computed from a request parameter or another file. Only those are
@@ -27,11 +37,13 @@ export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind ===
  * Keyed by the file's identity (path, size, modification time, inode) and its checked footer hash:
  * a replaced file is another key and can never be answered from an old rendering. Disk is budgeted,
  * least recently used out first; a file not rendered (yet, or any more) is answered the old way,
- * and rendered in the background only on a connection nobody waits for.
+ * and rendered in the background, on a connection of its own.
  */
 export class Renderings {
   private readonly entries = new Map<string, Entry>();
-  private readonly rendering = new Set<string>();
+  /** Files waiting to be rendered (and the one being rendered), in the order asked. */
+  private readonly queued = new Map<string, Job>();
+  private working = false;
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -80,29 +92,41 @@ export class Renderings {
   }
 
   /**
-   * Renders, in the background, those of `files` not rendered yet, one after another on a connection
-   * only while one is idle and nobody waits. Never throws: a failure (a full disk, a file replaced
-   * meanwhile) leaves the file to the old way.
+   * Queues for rendering those of `files` not rendered yet; they are rendered one after another on
+   * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
+   * file replaced meanwhile) leaves the file to the old way.
    */
   renderLater(engine: Engine, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
-    for (const f of files) {
-      const hash = footerHashes.get(f.path);
-      const key = hash === undefined ? null : Renderings.key(f, hash);
-      if (!key || this.entries.has(key) || this.rendering.has(key)) continue;
-      this.rendering.add(key);
-      void this.render(engine, spec, f, hash!, key).finally(() => this.rendering.delete(key));
+    for (const file of files) {
+      const hash = footerHashes.get(file.path);
+      const key = hash === undefined ? null : Renderings.key(file, hash);
+      if (!key || this.entries.has(key) || this.queued.has(key) || this.queued.size >= MAX_QUEUED) continue;
+      this.queued.set(key, { spec, file, hash: hash! });
+    }
+    if (!this.working && this.queued.size > 0) void this.work(engine);
+  }
+
+  private async work(engine: Engine): Promise<void> {
+    this.working = true;
+    try {
+      // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
+      for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
+        await this.render(engine, next.value[0], next.value[1]);
+        this.queued.delete(next.value[0]);
+      }
+    } finally {
+      this.working = false;
     }
   }
 
-  private async render(engine: Engine, spec: QuerySpec, f: DataFile, hash: string, key: string): Promise<void> {
-    const lease = engine.tryAcquire();
-    if (!lease) return;
+  private async render(engine: Engine, key: string, job: Job): Promise<void> {
     const file = path.join(this.dir, `${key}.features`);
     try {
-      const rendered = await renderFeatures(lease.connection, { ...spec, filters: [], params: {}, stationFiles: null }, f.path).finally(() => lease.release());
+      const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
+      const rendered = await renderFeatures(await engine.backgroundConnection(), spec, job.file.path);
       if (rendered.text.length > this.maxBytes) return;
       // The rows belong to this key only if the file is still the one listed and checked.
-      await assertFilesUnchanged(spec.descriptor.name, [f], new Map([[f.path, hash]]));
+      await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await mkdir(this.dir, { recursive: true });
       await writeFile(file, rendered.text);
       this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
