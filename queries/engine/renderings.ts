@@ -44,6 +44,8 @@ export class Renderings {
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
+  /** Files that failed to render or passed the budget alone: not tried again (a replaced file is another key). */
+  private readonly refused = new Set<string>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -60,6 +62,11 @@ export class Renderings {
 
   get files(): number {
     return this.entries.size;
+  }
+
+  /** Files waiting to be rendered, the one being rendered included. */
+  get pending(): number {
+    return this.queued.size;
   }
 
   private static key(f: DataFile, footerHash: string): string {
@@ -100,7 +107,7 @@ export class Renderings {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(file, hash);
-      if (!key || this.entries.has(key) || this.queued.has(key) || this.queued.size >= MAX_QUEUED) continue;
+      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= MAX_QUEUED) continue;
       this.queued.set(key, { spec, file, hash: hash! });
     }
     if (!this.working && this.queued.size > 0) void this.work(engine);
@@ -124,7 +131,7 @@ export class Renderings {
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
       const rendered = await renderFeatures(await engine.backgroundConnection(), spec, job.file.path);
-      if (rendered.text.length > this.maxBytes) return;
+      if (rendered.text.length > this.maxBytes) return this.refuse(key);
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await mkdir(this.dir, { recursive: true });
@@ -132,8 +139,15 @@ export class Renderings {
       this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
     } catch {
       this.failures++;
+      this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     }
+  }
+
+  private refuse(key: string): void {
+    this.refused.add(key);
+    // Oldest first out: the set stays small however many files fail.
+    if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 
   private add(key: string, entry: Entry, bytes: number): void {
