@@ -178,6 +178,17 @@ describe('windows served from files rendered once (RENDER_CACHE_MB)', () => {
     expect(await metric(rendered, 'fire_api_renderings_bytes')).toBeGreaterThan(0);
   });
 
+  it('a rendered window is answered while every DuckDB connection is taken: it needs none', async () => {
+    const expected = await renderedAnswer(HOUR);
+    const leases = await Promise.all(Array.from({ length: rendered.engine.size }, () => rendered.engine.acquire()));
+    try {
+      expect(rendered.engine.busy).toBe(rendered.engine.size);
+      expect(await answer(rendered, HOUR, {})).toEqual(expected);
+    } finally {
+      for (const l of leases) l.release();
+    }
+  });
+
   it('a file replaced between requests is never answered from its old rendering', async () => {
     const before = await renderedAnswer(HOUR);
     const file = path.join(dir, 'hotspots/date=2025-08-05/a.parquet');
