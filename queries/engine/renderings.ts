@@ -93,7 +93,8 @@ export class Renderings {
       parts.push(part);
     }
     this.hits++;
-    const bytes = Buffer.concat(parts);
+    // One file (most windows): its range as read, not copied again.
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     // Each rendered Feature starts with its separating comma; the response's first has none.
     return { bytes: bytes.subarray(bytes.length > 0 ? 1 : 0), returned };
   }
