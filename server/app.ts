@@ -9,6 +9,7 @@ import { Engine } from '../queries/engine/engine.ts';
 import { EngineBusyError, isOutOfTempSpace } from '../queries/errors.ts';
 import { FileChecker } from '../queries/files/check.ts';
 import { FileStates } from '../queries/files/states.ts';
+import { Renderings } from '../queries/engine/renderings.ts';
 import { RowsCache } from '../queries/engine/rows-cache.ts';
 import { TempBudget } from '../queries/engine/temp-budget.ts';
 import { extractTempDir } from '../queries/engine/temp-files.ts';
@@ -155,6 +156,7 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
 async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
   const metrics = new Metrics();
   const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
+  const tempDir = await extractTempDir(config.tempDir);
   const context: AppContext = {
     config,
     metrics,
@@ -164,7 +166,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       engine,
       checker: new FileChecker(config.dataDir, (d, f, verdict) => files.record(d, f, verdict)),
       dataDir: config.dataDir,
-      tempDir: await extractTempDir(config.tempDir),
+      tempDir,
       rowLimit: config.rowLimit,
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
@@ -175,6 +177,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       aheadBytes: config.extractAheadBytes,
       // Responses up to 4 MB (a busy hour of GeoJSON is about 3 MB), at most an eighth of the cache each.
       rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
+      // In this process's own TEMP_DIR folder: removed with it, so no rendering outlives its index.
+      renderings: config.renderCacheBytes > 0 ? new Renderings(path.join(tempDir, 'renderings'), config.renderCacheBytes) : null,
     },
   };
   installErrorHandling(app, metrics, config);

@@ -70,6 +70,7 @@ export class Engine {
   /** Bulk leases by owner (the client's key): one client's extracts never take every bulk connection. */
   private readonly bulkByOwner = new Map<string, number>();
   private closed = false;
+  private background: DuckDBConnection | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -231,8 +232,19 @@ export class Engine {
     bulk!.wake(c);
   }
 
+  /**
+   * One connection outside the pool for background work (rendering files): it never holds a
+   * connection a request could have, and runs one statement at a time.
+   */
+  async backgroundConnection(): Promise<DuckDBConnection> {
+    if (this.closed) throw new Error('the engine is closed');
+    return (this.background ??= await this.instance.connect());
+  }
+
   close(): void {
     this.closed = true;
+    // Like a leased connection, it is interrupted, not closed: a statement may still run on it.
+    this.background?.interrupt();
     // Nobody waiting for a connection is left hanging once the engine is gone.
     for (const waiter of [...this.waiters.splice(0), ...this.bulkWaiters.splice(0)]) waiter.wake(null);
     for (const c of this.idle.splice(0)) c.closeSync();

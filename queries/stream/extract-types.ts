@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { Renderings } from '../engine/renderings.ts';
 import type { RowsCache } from '../engine/rows-cache.ts';
 import type { TempBudget } from '../engine/temp-budget.ts';
 import type { Observation } from '../files/chain.ts';
@@ -35,6 +36,8 @@ export interface ExtractContext {
   corrections?: CorrectionStore;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
+  /** Files' GeoJSON Features rendered once, served by byte range (RENDER_CACHE_MB); null or absent: off. */
+  renderings?: Renderings | null;
   /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */
   tempBudget: TempBudget;
   /** Bytes one streamed response may have written ahead of its client (EXTRACT_AHEAD_MB). */

@@ -5,14 +5,15 @@ import type { QuerySpec } from '../sql/compile.ts';
 import { resolveShapes } from '../sql/shape-filter.ts';
 import { streamGroups } from './extract-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
-import { answerInMemory, inMemory } from './in-memory.ts';
+import { answerInMemory, answerRendered, inMemory } from './in-memory.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts';
 
 /**
  * Preflight and plan: every check runs and every row is counted before the first byte is sent.
- * Null when `req.isFresh` says the client already holds this version. Five ways out: fresh (304),
- * rows from the cache, a small window's rows read into memory, the whole window copied before
+ * Null when `req.isFresh` says the client already holds this version. Six ways out: fresh (304),
+ * rows from the cache, a small window's rows from its files' renderings (no connection needed),
+ * a small window's rows read into memory, the whole window copied before
  * answering, or groups streamed.
  */
 export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract | null> {
@@ -28,6 +29,11 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     if (cached) {
       request.release();
       return cached;
+    }
+    const rendered = await answerRendered(ctx, req, sources, cacheKey);
+    if (rendered) {
+      request.release();
+      return rendered;
     }
     ctx.signal.throwIfAborted();
     const connection = await request.connection();

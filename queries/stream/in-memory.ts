@@ -11,9 +11,10 @@ import { compileStaged } from '../sql/compile-staged.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
-import type { Extract, ExtractContext } from './extract-types.ts';
+import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
 import { pageVersion } from './plan.ts';
-import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
+import { readRendered, renderLater } from './rendered.ts';
+import { fromMemory, sendWritten, verifyWritten, wholeWindowPlan, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
 /**
  * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
@@ -69,7 +70,7 @@ export function featureBytes(result: DuckDBMaterializedResult): Buffer {
 export const IN_MEMORY_MAX_BYTES = 4 * 1024 * 1024;
 
 /** The Features written to a temp file (after the separator the copied files begin with) and sent from it. */
-async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: number; dataVersion: string }): Promise<Extract> {
+async function spill(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sources'>, bytes: Buffer, written: { returned: number; dataVersion: string }): Promise<Extract> {
   const file = `${tempFileBase(w.ctx.tempDir)}-0.csv`;
   try {
     await writeFile(file, [Buffer.from(w.body.separator), bytes]);
@@ -80,8 +81,8 @@ async function spill(w: WholeWindowCopy, bytes: Buffer, written: { returned: num
   return sendWritten(w, [file], written);
 }
 
-/** The window's Features read into memory, checked like a copied window, kept in the rows cache when asked again. */
-export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
+/** The window's Features staged through a table (runStaged), as bytes. */
+async function readStaged(w: WholeWindowCopy): Promise<{ bytes: Buffer; returned: number }> {
   const query: RowsQuery = {
     spec: w.spec,
     files: w.group.files,
@@ -95,13 +96,44 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const staged = compileStaged(query);
   if (!staged) throw new Error('a window read into memory is staged through a table');
   const result = await runStaged(w.connection, staged, stationsIdentity(w.sources), w.ctx.signal);
-  const bytes = featureBytes(result);
-  w.release();
-  await verifyWritten(w, result.rowCount);
-  const page = { returned: result.rowCount, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
+  return { bytes: featureBytes(result), returned: result.rowCount };
+}
+
+/** What answering bytes read into memory needs of a window: no connection. */
+type ReadWindow = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group' | 'body' | 'cacheKey'>;
+
+/**
+ * Bytes read into memory, checked like a copied window: answered from memory and kept in the rows
+ * cache when asked again, or, past IN_MEMORY_MAX_BYTES, sent from a temp file.
+ */
+async function answerRead(w: ReadWindow, bytes: Buffer, returned: number): Promise<Extract> {
+  await verifyWritten(w, returned);
+  const page = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
   if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
   const written = { bytes, ...page };
   const cache = w.ctx.rowsCache;
   if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
   return fromMemory(w.sources, written, 'memory');
+}
+
+/** The window's Features staged through a table, then its files rendered in the background (RENDER_CACHE_MB). */
+export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
+  const { bytes, returned } = await readStaged(w);
+  w.release();
+  renderLater(w);
+  return answerRead(w, bytes, returned);
+}
+
+/**
+ * A small window answered from its files' renderings before any DuckDB connection is asked for
+ * (its checks need none), or null: not renderable, or a file not rendered (yet, or any more).
+ * The files are checked after the read as for any window, so a rendering, keyed by their identity
+ * as listed, is theirs.
+ */
+export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
+  const whole = ctx.renderings ? wholeWindowPlan(ctx, req, sources) : null;
+  if (!whole || !inMemory(ctx, sources, whole)) return null;
+  const w = { ctx, req, sources, ...whole, cacheKey };
+  const read = await readRendered(w);
+  return read && answerRead(w, read.bytes, read.returned);
 }

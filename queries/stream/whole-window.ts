@@ -115,7 +115,7 @@ async function copySlices(w: WholeWindowCopy, { connections, windows, files }: S
   return returned;
 }
 
-export async function verifyWritten(w: WholeWindowCopy, returned: number): Promise<void> {
+export async function verifyWritten(w: Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>, returned: number): Promise<void> {
   // An interrupt that reached a statement while it was still being prepared is lost: look again.
   w.ctx.signal.throwIfAborted();
   // The file checks counted the files' rows (at most ROW_LIMIT, or this path is not taken): more
@@ -136,7 +136,7 @@ async function admitToCache(w: WholeWindowCopy, files: readonly string[], writte
 }
 
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
-export async function sendWritten(w: WholeWindowCopy, files: readonly string[], written: Written): Promise<Extract> {
+export async function sendWritten(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sources'>, files: readonly string[], written: Written): Promise<Extract> {
   const { reservation, bytes } = await reserveWritten(w.ctx.tempBudget, files);
   let consumed = false;
   const chunks = async function* () {

@@ -36,18 +36,19 @@ export function strikeAt<T>(setup: Setup, offset: number, act: (node: Node) => P
 
 /**
  * Runs `client` through the tap and SIGKILLs the node serving it once `offset` response bytes have
- * reached the client; then checks from the node's own log that it died with that response
- * unfinished (so the round tested a cut), and starts it again for the next round.
+ * reached the client; says from the node's own log whether it died with that response unfinished
+ * (`cut`: the round tested a cut) or had already written all of it into the socket buffers between
+ * it and the client (a loaded machine's reader can lag that far behind); starts it again for the
+ * next round.
  */
-export async function killRound<T>(setup: Setup, offset: number, client: () => Promise<T>): Promise<T> {
+export async function killRound<T>(setup: Setup, offset: number, client: () => Promise<T>): Promise<{ result: T; cut: boolean }> {
   const hit = strikeAt(setup, offset, (node) => node.kill());
   try {
     const result = await client();
     const killed = hit.struck;
     expect(killed, `no node was serving when ${offset} bytes had passed`).not.toBeNull();
     await killed!.result;
-    expect(killed!.node.openDataRequests(), `${killed!.node.name} had finished its response before it was killed`).toBeGreaterThan(0);
-    return result;
+    return { result, cut: killed!.node.openDataRequests() > 0 };
   } finally {
     await setup.cluster.ensureRunning();
   }

@@ -10,16 +10,19 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 // windows are copied to temp files. Every response must be the same bytes either way.
 let inMemory: TestServer;
 let copied: TestServer;
+let rendered: TestServer;
 let dir: string;
 beforeAll(async () => {
   dir = await writeSampleData();
   await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 30_000, 5, 3);
   inMemory = await startServer(dir);
   copied = await startServer(dir, { IN_MEMORY_ROWS: '0' });
+  rendered = await startServer(dir, { RENDER_CACHE_MB: '64' });
 }, 60_000);
 afterAll(async () => {
   await inMemory?.close();
   await copied?.close();
+  await rendered?.close();
 });
 
 const WINDOW = 'from=2025-08-01&to=2025-08-03';
@@ -132,5 +135,95 @@ describe('a window read into memory, as real readers take it', () => {
     const after = ids(await (await inMemory.get(HOUR)).text());
     expect(after).toHaveLength(before.length);
     expect(after.every((id) => id.startsWith('swapped-'))).toBe(true);
+  });
+});
+
+const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
+
+/** Polls `check` until it holds (the state meant), failing only after a generous bound. */
+async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<boolean> {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
+  return false;
+}
+
+describe('windows served from files rendered once (RENDER_CACHE_MB)', () => {
+  const HOUR = '/api/v1/hotspots?from=2025-08-05T04:00:00Z&to=2025-08-05T05:00:00Z';
+  const ids = (body: string) => (JSON.parse(body) as { features: { id: string }[] }).features.map((f) => f.id);
+  /** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer). */
+  const renderedAnswer = async (query: string) => {
+    let hit: Awaited<ReturnType<typeof answer>> | null = null;
+    const served = await until(async () => {
+      const hits = await metric(rendered, 'fire_api_renderings_hits_total');
+      const a = await answer(rendered, query, {});
+      if ((await metric(rendered, 'fire_api_renderings_hits_total')) > hits) hit = a;
+      return hit !== null;
+    });
+    expect(served, query).toBe(true);
+    return hit!;
+  };
+
+  it('every GeoJSON window, asked again once its files are rendered, gives the bytes of the copy; filtered windows the old way', async () => {
+    for (const q of QUERIES) {
+      const copy = await answer(copied, q, {});
+      expect(await answer(rendered, q, {}), q).toEqual(copy);
+    }
+    // The unfiltered hotspot windows over files (2025-08-04 has none: no query, nothing to render).
+    for (const q of QUERIES.slice(0, 3)) {
+      expect(await renderedAnswer(q), q).toEqual(await answer(copied, q, {}));
+    }
+    const hits = await metric(rendered, 'fire_api_renderings_hits_total');
+    for (const q of QUERIES) expect(await answer(rendered, q, {}), q).toEqual(await answer(copied, q, {}));
+    expect(await metric(rendered, 'fire_api_renderings_hits_total')).toBeGreaterThan(hits);
+    expect(await metric(rendered, 'fire_api_renderings_files')).toBeGreaterThan(0);
+    expect(await metric(rendered, 'fire_api_renderings_bytes')).toBeGreaterThan(0);
+  });
+
+  it('a rendered window is answered while every DuckDB connection is taken: it needs none', async () => {
+    const expected = await renderedAnswer(HOUR);
+    const leases = await Promise.all(Array.from({ length: rendered.engine.size }, () => rendered.engine.acquire()));
+    try {
+      expect(rendered.engine.busy).toBe(rendered.engine.size);
+      expect(await answer(rendered, HOUR, {})).toEqual(expected);
+    } finally {
+      for (const l of leases) l.release();
+    }
+  });
+
+  it('a file replaced between requests is never answered from its old rendering', async () => {
+    const before = await renderedAnswer(HOUR);
+    const file = path.join(dir, 'hotspots/date=2025-08-05/a.parquet');
+    const swap = path.join(path.dirname(file), '_swap.parquet');
+    await writeBulkHotspots(swap, '2025-08-05', 30_000, 5, 3, 'ordered', 'replaced');
+    await rename(swap, file);
+    const next = await answer(rendered, HOUR, {});
+    expect(next.etag).not.toBe(before.etag);
+    expect(ids(next.body).every((id) => id.startsWith('replaced-'))).toBe(true);
+    expect(next).toEqual(await answer(copied, HOUR, {}));
+    // Rendered again, under its new identity: the new file's bytes.
+    expect(await renderedAnswer(HOUR)).toEqual(await answer(copied, HOUR, {}));
+  });
+
+  it('the file replaced while a paused reader holds a rendered response: that response whole, the next one the new file', async () => {
+    const before = ids((await renderedAnswer(HOUR)).body);
+    const hits = await metric(rendered, 'fire_api_renderings_hits_total');
+    const chunks: Buffer[] = [];
+    const complete = await new Promise<boolean>((resolve) => {
+      const req = stalledGet(`${rendered.url}${HOUR}`, rendered.auth, (res) => {
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('close', () => resolve(res.complete));
+        const file = path.join(dir, 'hotspots/date=2025-08-05/a.parquet');
+        const swap = path.join(path.dirname(file), '_swap.parquet');
+        void writeBulkHotspots(swap, '2025-08-05', 30_000, 5, 3, 'ordered', 'paused')
+          .then(() => rename(swap, file))
+          .then(() => res.resume());
+      });
+      req.on('error', () => resolve(false));
+    });
+    expect(complete).toBe(true);
+    expect(await metric(rendered, 'fire_api_renderings_hits_total')).toBe(hits + 1);
+    expect(ids(Buffer.concat(chunks).toString())).toEqual(before);
+    const after = ids((await answer(rendered, HOUR, {})).body);
+    expect(after).toHaveLength(before.length);
+    expect(after.every((id) => id.startsWith('paused-'))).toBe(true);
   });
 });

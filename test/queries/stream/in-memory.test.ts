@@ -12,6 +12,8 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { compileCopy, FEATURE_COPY } from '../../../queries/sql/compile-copy.ts';
 import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
+import { renderFeatures, windowRows, type RenderedText } from '../../../queries/engine/render-file.ts';
+import { MIN_INSTANT } from '../../../queries/instant.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
 import { openDuck, spec, writeFixtures } from '../sql/compile-fixtures.ts';
 import { writeEdgeFile } from '../sql/feature-edges.ts';
@@ -127,5 +129,42 @@ describe('a small window read into memory: the bytes the temp-file copy sends', 
     const q = compileRows({ spec: spec(DATASETS[0]!, work, {}), files: [path.join(work, 'missing.parquet')], select: FORMATS.geojson.rows, from: null, to: null });
     await expect(runPrepared(c, q, 'v1')).rejects.toThrow();
     await expect(runPrepared(c, compileRows({ spec: spec(DATASETS[0]!, work, {}), files: [path.join(work, 'missing.parquet')], select: FORMATS.geojson.rows, from: null, to: null, bindFiles: true }), 'v1')).rejects.toThrow();
+  });
+
+  /** Rows [from, to) of a rendering as a response sends them: the first Feature's comma dropped. */
+  const slice = (r: RenderedText, from: bigint | null, to: bigint | null) => {
+    const [first, end] = windowRows(r.keys, from, to);
+    return first < end ? r.text.subarray(r.offsets[first]! + 1, r.offsets[end]!) : Buffer.alloc(0);
+  };
+  const staged = async (d: DatasetDescriptor, dataDir: string, files: string[], from: bigint | null, to: bigint | null) =>
+    featureBytes(await runStaged(c, compileStaged({ spec: spec(d, dataDir, {}), files, select: FORMATS.geojson.rows, from, to, order: 'sort' })!, ''));
+
+  it('a rendered file gives, for any window, the bytes of the staged select: hotspots\' edge values', async () => {
+    const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
+    const dataDir = path.join(work, 'edges-rendered');
+    const files = [await writeEdgeFile(c, dataDir, hotspots, 7)];
+    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!);
+    expect(rendered.keys.length).toBeGreaterThan(400);
+    expect(slice(rendered, null, null).equals(await staged(hotspots, dataDir, files, null, null))).toBe(true);
+    // Windows the wire can ask for (years 0001 to 9999): from and to on rows, between them, and empty.
+    const keys = [...new Set(rendered.keys)].filter((k) => k >= MIN_INSTANT && k < 253402300800000000n);
+    const windows: [bigint, bigint][] = [[keys[0]!, keys.at(-1)!], [keys[1]!, keys[4]!], [keys[2]! + 1n, keys[3]!], [keys[3]!, keys[3]!], [keys[3]!, keys[3]! + 1n]];
+    for (const [from, to] of windows) {
+      const expected = await staged(hotspots, dataDir, files, from, to);
+      expect(slice(rendered, from, to).equals(expected), `${from} to ${to}`).toBe(true);
+    }
+  });
+
+  it('a rendered file of 20,000 hotspots over many chunks: hours of the day as staged', async () => {
+    const dataDir = await writeBulkHotspotDays(1);
+    const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
+    const files = [path.join(dataDir, 'hotspots/date=2025-08-01/a.parquet')];
+    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!);
+    expect(rendered.keys.length).toBe(20_000);
+    const day = BigInt(Date.parse('2025-08-01T00:00:00Z')) * 1000n;
+    for (let h = 0n; h < 24n; h += 5n) {
+      const [from, to] = [day + h * 3_600_000_000n, day + (h + 1n) * 3_600_000_000n];
+      expect(slice(rendered, from, to).equals(await staged(hotspots, dataDir, files, from, to))).toBe(true);
+    }
   });
 });

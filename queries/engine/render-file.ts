@@ -1,0 +1,82 @@
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import { Utf8 } from 'apache-arrow';
+import { compileRows, featureRows, type QuerySpec, type RowSelect } from '../sql/compile.ts';
+import { ident } from '../sql/sql.ts';
+import { sinkFor } from '../stream/arrow-columns.ts';
+
+/**
+ * One file's GeoJSON Features rendered once, in order-key order, as FEATURE_COPY writes them (a
+ * comma before each Feature, a newline after it): row i is `text[offsets[i], offsets[i + 1])` and
+ * its time key (epoch µs) is `keys[i]`, so any window of the file is one contiguous byte range.
+ */
+export interface RenderedText {
+  text: Buffer;
+  keys: BigInt64Array;
+  offsets: Float64Array;
+}
+
+/** The Feature select with the time key beside it: the same expressions as the response's select. */
+const keyedFeatures =
+  (timeColumn: string): RowSelect =>
+  (spec, params) => {
+    const { fields, join } = featureRows(spec, params);
+    return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}`, join };
+  };
+
+/**
+ * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
+ * ordered by the order key. Only for files whose keys are stored strictly ascending, where this
+ * order is the one a window of the file is sent in.
+ */
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
+  const time = spec.descriptor.time;
+  if (!time) throw new Error('only a dataset with a time axis is rendered');
+  const q = compileRows({ spec, files: [file], select: keyedFeatures(time.column), from: null, to: null, order: 'sort' });
+  const result = await c.run(q.sql, q.params);
+  if (result.columnCount !== 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
+  const parts: Buffer[] = [];
+  const keys = new BigInt64Array(result.rowCount);
+  const offsets = new Float64Array(result.rowCount + 1);
+  let row = 0;
+  let base = 0;
+  for (let i = 0; i < result.chunkCount; i++) {
+    const chunk = result.getChunk(i);
+    const rows = chunk.rowCount;
+    chunk.getColumnValues(0).forEach((k, r) => (keys[row + r] = k as bigint));
+    const sink = sinkFor(new Utf8(), rows);
+    sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
+    const data = sink.take(rows);
+    const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
+    let at = 0;
+    for (let r = 0; r < rows; r++, row++) {
+      out[at++] = 0x2c; // ','
+      out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
+      at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
+      out[at++] = 0x0a; // '\n'
+      offsets[row + 1] = base + at;
+    }
+    parts.push(out.subarray(0, at));
+    base += at;
+  }
+  return { text: Buffer.concat(parts), keys, offsets };
+}
+
+/** First row whose key is ≥ `key` (keys ascending). */
+export function lowerBound(keys: BigInt64Array, key: bigint): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Rows [first, end) of the window [from, to) (null: open). */
+export function windowRows(keys: BigInt64Array, from: bigint | null, to: bigint | null): [number, number] {
+  const first = from === null ? 0 : lowerBound(keys, from);
+  const end = to === null ? keys.length : lowerBound(keys, to);
+  return [first, Math.max(first, end)];
+}

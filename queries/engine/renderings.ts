@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { fileIdentity, type DataFile } from '../files/data-file.ts';
+import { assertFilesUnchanged } from '../files/identity.ts';
+import type { QuerySpec } from '../sql/compile.ts';
+import type { Engine } from './engine.ts';
+import { renderFeatures, windowRows } from './render-file.ts';
+
+/** One file's rendering on disk: its rows' keys and byte offsets in memory, the text in `file`. */
+interface Entry {
+  file: string;
+  keys: BigInt64Array;
+  offsets: Float64Array;
+}
+
+/** A file to render, as listed and checked. */
+interface Job {
+  spec: QuerySpec;
+  file: DataFile;
+  hash: string;
+}
+
+/** Files waiting beyond this are not queued; they are asked for again by their next window. */
+const MAX_QUEUED = 1000;
+
+/**
+ * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
+ * columns and no wire column computed from a request parameter or another file. Only those are
+ * rendered (a rendering is keyed by the file alone).
+ */
+export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind === 'point' && d.time !== null && d.columns.every((c) => !c.computed);
+
+/**
+ * GeoJSON Features of whole files, rendered once and served by byte range (RENDER_CACHE_MB).
+ * Keyed by the file's identity (path, size, modification time, inode) and its checked footer hash:
+ * a replaced file is another key and can never be answered from an old rendering. Disk is budgeted,
+ * least recently used out first; a file not rendered (yet, or any more) is answered the old way,
+ * and rendered in the background, on a connection of its own.
+ */
+export class Renderings {
+  private readonly entries = new Map<string, Entry>();
+  /** Files waiting to be rendered (and the one being rendered), in the order asked. */
+  private readonly queued = new Map<string, Job>();
+  private working = false;
+  /** Files that failed to render or passed the budget alone: not tried again (a replaced file is another key). */
+  private readonly refused = new Set<string>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+  failures = 0;
+
+  constructor(
+    readonly dir: string,
+    readonly maxBytes: number,
+  ) {}
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  get files(): number {
+    return this.entries.size;
+  }
+
+  /** Files waiting to be rendered, the one being rendered included. */
+  get pending(): number {
+    return this.queued.size;
+  }
+
+  private static key(f: DataFile, footerHash: string): string {
+    return createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40);
+  }
+
+  /** The window's Features from the renderings of all its files, in order, or null when any file has none. */
+  async read(files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, from: bigint | null, to: bigint | null): Promise<{ bytes: Buffer; returned: number } | null> {
+    const found = files.map((f) => this.entries.get(Renderings.key(f, footerHashes.get(f.path) ?? '')));
+    if (found.some((e) => !e)) {
+      this.misses++;
+      return null;
+    }
+    const parts: Buffer[] = [];
+    let returned = 0;
+    for (const [i, entry] of (found as Entry[]).entries()) {
+      // Most recently used last: eviction takes the first.
+      this.entries.delete(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''));
+      this.entries.set(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''), entry);
+      const [first, end] = windowRows(entry.keys, from, to);
+      returned += end - first;
+      const part = first < end ? await readRange(entry.file, entry.offsets[first]!, entry.offsets[end]!) : Buffer.alloc(0);
+      if (!part) return (this.misses++, null);
+      parts.push(part);
+    }
+    this.hits++;
+    // One file (most windows): its range as read, not copied again.
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    // Each rendered Feature starts with its separating comma; the response's first has none.
+    return { bytes: bytes.subarray(bytes.length > 0 ? 1 : 0), returned };
+  }
+
+  /**
+   * Queues for rendering those of `files` not rendered yet; they are rendered one after another on
+   * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
+   * file replaced meanwhile) leaves the file to the old way.
+   */
+  renderLater(engine: Engine, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
+    for (const file of files) {
+      const hash = footerHashes.get(file.path);
+      const key = hash === undefined ? null : Renderings.key(file, hash);
+      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= MAX_QUEUED) continue;
+      this.queued.set(key, { spec, file, hash: hash! });
+    }
+    if (!this.working && this.queued.size > 0) void this.work(engine);
+  }
+
+  private async work(engine: Engine): Promise<void> {
+    this.working = true;
+    try {
+      // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
+      for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
+        await this.render(engine, next.value[0], next.value[1]);
+        this.queued.delete(next.value[0]);
+      }
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async render(engine: Engine, key: string, job: Job): Promise<void> {
+    const file = path.join(this.dir, `${key}.features`);
+    try {
+      const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
+      const rendered = await renderFeatures(await engine.backgroundConnection(), spec, job.file.path);
+      if (rendered.text.length > this.maxBytes) return this.refuse(key);
+      // The rows belong to this key only if the file is still the one listed and checked.
+      await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(file, rendered.text);
+      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
+    } catch {
+      this.failures++;
+      this.refuse(key);
+      await rm(file, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private refuse(key: string): void {
+    this.refused.add(key);
+    // Oldest first out: the set stays small however many files fail.
+    if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
+  }
+
+  private add(key: string, entry: Entry, bytes: number): void {
+    this.entries.set(key, entry);
+    this.bytes += bytes;
+    for (const [k, old] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= old.offsets[old.offsets.length - 1]!;
+      void rm(old.file, { force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** Bytes [start, end) of a rendering, or null when it is gone (evicted while being read). */
+async function readRange(file: string, start: number, end: number): Promise<Buffer | null> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const out = Buffer.allocUnsafe(end - start);
+    const { bytesRead } = await handle.read(out, 0, out.length, start);
+    return bytesRead === out.length ? out : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,107 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../../datasets/hotspots.ts';
+import { Engine } from '../../../queries/engine/engine.ts';
+import { Renderings } from '../../../queries/engine/renderings.ts';
+import { runStaged } from '../../../queries/engine/staged-run.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
+import { FORMATS } from '../../../queries/formats.ts';
+import type { QuerySpec } from '../../../queries/sql/compile.ts';
+import { compileStaged } from '../../../queries/sql/compile-staged.ts';
+import { featureBytes } from '../../../queries/stream/in-memory.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
+import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+
+// Renderings made on the engine's own background connection from real Parquet, read back by byte range.
+let engine: Engine;
+let dataDir: string;
+let spec: QuerySpec;
+const files: DataFile[] = [];
+const hashes = new Map<string, string>();
+const DAYS = ['2025-08-01', '2025-08-02'];
+const us = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+
+beforeAll(async () => {
+  dataDir = await writeBulkHotspotDays(2);
+  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
+  spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
+  for (const day of DAYS) {
+    const file = path.join(dataDir, `hotspots/date=${day}/a.parquet`);
+    const s = await stat(file);
+    const f: DataFile = { path: file, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    files.push(f);
+    hashes.set(file, await hashFooter(f));
+  }
+}, 60_000);
+afterAll(() => engine?.close());
+
+/** Polls until `check` holds: the background render has finished (the state meant), or fails after a generous bound. */
+async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return true;
+  return false;
+}
+
+const staged = async (f: DataFile, from: bigint, to: bigint) => {
+  const lease = await engine.acquire();
+  try {
+    const q = compileStaged({ spec, files: [f.path], select: FORMATS.geojson.rows, from, to, order: 'stored', bindFiles: true })!;
+    return featureBytes(await runStaged(lease.connection, q, ''));
+  } finally {
+    lease.release();
+  }
+};
+
+describe('renderings: budgeted disk, keyed by the file, never a pool connection', () => {
+  it('a file not rendered is a miss; once rendered, a window is its staged bytes, across two files too', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const [from, to] = [us('2025-08-01T01:00:00Z'), us('2025-08-02T01:00:00Z')];
+    expect(await store.read(files, hashes, from, to)).toBeNull();
+    store.renderLater(engine, spec, files, hashes);
+    expect(engine.busy).toBe(0);
+    expect(await until(() => store.files === 2)).toBe(true);
+    const read = (await store.read(files, hashes, from, to))!;
+    const expected = Buffer.concat([await staged(files[0]!, from, to), Buffer.from(','), await staged(files[1]!, from, to)]);
+    expect(read.returned).toBeGreaterThan(1000);
+    expect(read.bytes.equals(expected)).toBe(true);
+    expect([store.hits, store.misses, store.failures]).toEqual([1, 1, 0]);
+    const empty = await store.read(files, hashes, us('2025-08-03T00:00:00Z'), us('2025-08-03T01:00:00Z'));
+    expect([empty?.returned, empty?.bytes.length]).toEqual([0, 0]);
+  });
+
+  it('another identity or footer is another key: never answered from the rendering of the file as it was', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    store.renderLater(engine, spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    const window = [us('2025-08-01T01:00:00Z'), us('2025-08-01T02:00:00Z')] as const;
+    expect(await store.read([files[0]!], hashes, ...window)).not.toBeNull();
+    expect(await store.read([{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, ...window)).toBeNull();
+    expect(await store.read([{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, ...window)).toBeNull();
+    expect(await store.read([files[0]!], new Map([[files[0]!.path, 'another footer']]), ...window)).toBeNull();
+  });
+
+  it('the disk budget: the least recently used rendering leaves (its file removed); one larger than the budget is never kept nor tried again', async () => {
+    const probe = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    probe.renderLater(engine, spec, [files[0]!], hashes);
+    expect(await until(() => probe.files === 1)).toBe(true);
+    const one = probe.size;
+    const dir = await tempDir();
+    const store = new Renderings(dir, Math.floor(one * 1.5));
+    store.renderLater(engine, spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    store.renderLater(engine, spec, [files[1]!], hashes);
+    expect(await until(async () => (await store.read([files[1]!], hashes, null, null)) !== null)).toBe(true);
+    expect(store.files).toBe(1);
+    expect(store.size).toBeLessThanOrEqual(Math.floor(one * 1.5));
+    expect(await store.read([files[0]!], hashes, null, null)).toBeNull();
+    expect(await until(async () => (await readdir(dir)).length === 1)).toBe(true);
+
+    const small = new Renderings(await tempDir(), Math.floor(one / 2));
+    small.renderLater(engine, spec, [files[0]!], hashes);
+    expect(small.pending).toBe(1);
+    expect(await until(() => small.pending === 0)).toBe(true);
+    small.renderLater(engine, spec, [files[0]!], hashes);
+    expect([small.files, small.size, small.pending, small.failures]).toEqual([0, 0, 0, 0]);
+  });
+});
