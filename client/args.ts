@@ -14,6 +14,9 @@ export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B 
                            dataset parameters, sent with every request (--bbox=... with '=': W may be negative);
                            with --series corrected and no --correction-model, the model the first window was
                            corrected with is pinned for the rest of the walk and in the manifest
+  --interval I --group-by K[,K...] --cell C --stats S[,S...]
+                           with <dataset>/aggregate (e.g. hotspots/aggregate): exact counts and stats per
+                           bucket and group instead of rows, walked and cited like rows (csv or geojson)
   --include-simulated      sensor datasets: keep simulated stations (the extract is then marked not citable);
                            without it sensor-stations and sensor-readings are requested with simulated=false
   --base-url URL           service address (default FIRE_API_URL or http://127.0.0.1:8080)
@@ -30,9 +33,12 @@ Re-requests every window of the manifest and reports each as identical or change
 Exit code: 0 all identical, 1 something changed, 2 usage, 3 could not verify.
 `;
 
-const DATASET_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+/** A dataset, or its aggregates (`hotspots/aggregate`). */
+const DATASET_NAME = /^([a-z][a-z0-9-]{0,63})(\/aggregate)?$/;
 /** Command-line option -> query parameter. */
 const PARAMETERS = { country: 'country', level: 'level', model: 'model', series: 'series', bbox: 'bbox', 'station-id': 'stationId', 'area-code': 'areaCode', 'correction-model': 'correctionModel' } as const;
+/** Options of an aggregate only. */
+const AGGREGATE_PARAMETERS = { interval: 'interval', 'group-by': 'groupBy', cell: 'cell', stats: 'stats' } as const;
 
 export interface ExtractOptions {
   service: string;
@@ -90,11 +96,13 @@ function outputFormat(format: string | undefined, out: string): Format {
 }
 
 /** The dataset parameters given, and simulated=false for a sensor dataset unless --include-simulated. */
-function queryParameters(dataset: string, v: Partial<Record<keyof typeof PARAMETERS | 'include-simulated', string | boolean>>): Record<string, string> {
+function queryParameters(dataset: string, aggregate: boolean, v: Partial<Record<keyof typeof PARAMETERS | keyof typeof AGGREGATE_PARAMETERS | 'include-simulated', string | boolean>>): Record<string, string> {
   const parameters: Record<string, string> = {};
-  for (const [option, name] of Object.entries(PARAMETERS)) {
+  for (const [option, name] of Object.entries({ ...PARAMETERS, ...AGGREGATE_PARAMETERS })) {
     const value = v[option as keyof typeof PARAMETERS];
-    if (typeof value === 'string') parameters[name] = value;
+    if (typeof value !== 'string') continue;
+    if (!aggregate && option in AGGREGATE_PARAMETERS) throw new UsageError(`--${option} applies to an aggregate only, e.g. ${dataset}/aggregate`);
+    parameters[name] = value;
   }
   const sensor = SIMULATED_DATASETS.includes(dataset);
   if (v['include-simulated'] === true && !sensor) throw new UsageError(`--include-simulated applies to ${SIMULATED_DATASETS.join(' and ')} only`);
@@ -105,22 +113,26 @@ function queryParameters(dataset: string, v: Partial<Record<keyof typeof PARAMET
 export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): ExtractOptions {
   const text = { type: 'string' } as const;
   const flag = { type: 'boolean' } as const;
-  const parameterOptions = Object.fromEntries(Object.keys(PARAMETERS).map((k) => [k, text])) as Record<keyof typeof PARAMETERS, typeof text>;
+  const parameterOptions = Object.fromEntries([...Object.keys(PARAMETERS), ...Object.keys(AGGREGATE_PARAMETERS)].map((k) => [k, text])) as Record<keyof typeof PARAMETERS | keyof typeof AGGREGATE_PARAMETERS, typeof text>;
   const options = { from: text, to: text, format: text, out: text, 'base-url': text, key: text, retries: text, restart: flag, force: flag, 'include-simulated': flag, ...parameterOptions };
   const { values: v, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
   const [dataset, ...extra] = positionals;
   if (!dataset || extra.length) throw new UsageError('extract needs exactly one dataset, e.g. hotspots');
-  if (!DATASET_NAME.test(dataset)) throw new UsageError(`not a dataset name: ${dataset}`);
-  const windowless = WINDOWLESS_DATASETS.includes(dataset);
+  const name = DATASET_NAME.exec(dataset);
+  if (!name) throw new UsageError(`not a dataset name: ${dataset}`);
+  const [base, aggregate] = [name[1]!, name[2] !== undefined];
+  const windowless = WINDOWLESS_DATASETS.includes(base);
   if (windowless && (v.from !== undefined || v.to !== undefined)) throw new UsageError(`${dataset} has no time window: leave out --from and --to`);
   if (!windowless && (!v.from || !v.to)) throw new UsageError('extract needs --from and --to: a reproducible extract names its window');
   if (!v.out) throw new UsageError('extract needs --out FILE');
-  const parameters = queryParameters(dataset, v);
+  const parameters = queryParameters(base, aggregate, v);
+  const format = outputFormat(v.format, v.out);
+  if (aggregate && format === 'parquet') throw new UsageError('an aggregate is extracted as csv or geojson');
   return {
     service: serviceUrl(v['base-url'] ?? env.FIRE_API_URL ?? 'http://127.0.0.1:8080'),
     key: apiKey(v.key, env),
     dataset,
-    format: outputFormat(v.format, v.out),
+    format,
     from: v.from ?? null,
     to: v.to ?? null,
     parameters,

@@ -131,7 +131,8 @@ async function assembleParquet(body: string, target: string, state: ResumeState)
 
 /** Simulated series are excluded from every citable dataset: an extract that includes them is not citable. */
 function simulatedSeries(dataset: string, parameters: Readonly<Record<string, string>>): NonNullable<Manifest['simulatedSeries']> {
-  if (!SIMULATED_DATASETS.includes(dataset)) return 'none';
+  // An aggregate (`sensor-readings/aggregate`) summarises its dataset's series, simulated ones included unless excluded.
+  if (!SIMULATED_DATASETS.includes(dataset.split('/')[0]!)) return 'none';
   return parameters.simulated === 'false' ? 'excluded' : 'included';
 }
 

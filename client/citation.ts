@@ -35,7 +35,7 @@ function facts(m: CitedManifest) {
 /** A BibTeX key from the dataset, the window start and the file hash: stable for the same extract. */
 function citationKey(m: CitedManifest): string {
   const start = (citedWindow(m)?.from ?? '').slice(0, 10).replaceAll('-', '');
-  return ['fireapi', m.dataset.replaceAll('-', ''), start, m.file.sha256.slice(0, 8)].filter(Boolean).join('_');
+  return ['fireapi', m.dataset.replace(/[^a-z0-9]/g, ''), start, m.file.sha256.slice(0, 8)].filter(Boolean).join('_');
 }
 
 /** BibTeX's special characters, escaped so a file name or URL cannot break the entry. */

@@ -1,4 +1,4 @@
-import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, columnKeys, type DatasetDescriptor } from './descriptor.ts';
 
 const landCover = (name: string, what: string) => col(name, 'DOUBLE', true, `Share of ${what} in the burnt area`, 'percent');
 
@@ -45,4 +45,8 @@ export const burntAreas: DatasetDescriptor = {
   bbox: true,
   folderChoice: null,
   options: [],
+  aggregate: {
+    keys: columnKeys('COUNTRY', 'PROVINCE', 'CLASS'),
+    measures: ['AREA_HA', 'BROADLEA', 'CONIFER', 'MIXED', 'SCLEROPH', 'TRANSIT', 'OTHERNATLC', 'AGRIAREAS', 'ARTIFSURF', 'OTHERLC', 'PERCNA2K'],
+  },
 };

@@ -54,6 +54,18 @@ export interface FolderChoice {
   description: string;
 }
 
+/**
+ * A key an aggregate may group by: a column's value, the cell of a point geometry's position on a
+ * regular grid (`grid`), or a station (its point becomes the group's geometry).
+ */
+export type AggregateKey = { kind: 'column'; name: string; column: string } | { kind: 'grid'; name: string } | { kind: 'station'; name: string; column: string };
+
+/** What `/aggregate` may group by and summarise: the keys asked for by name, and the numeric measures (DOUBLE columns). */
+export interface Aggregation {
+  keys: readonly AggregateKey[];
+  measures: readonly string[];
+}
+
 export interface DatasetDescriptor {
   /** Path segment under /api/v1 and folder name under DATA_DIR. */
   name: string;
@@ -75,6 +87,8 @@ export interface DatasetDescriptor {
   folderChoice: FolderChoice | null;
   /** Choices that only change wire columns (e.g. series=raw|corrected). */
   options: readonly { param: string; allowed: readonly string[]; defaultValue: string; description: string }[];
+  /** `GET /api/v1/<name>/aggregate`: its group keys and measures; null: the dataset has no aggregate endpoint. */
+  aggregate: Aggregation | null;
   /** Versioned correction models (files in `_corrections/`) applied to measured columns of one series. */
   correction?: CorrectionLayer;
 }
@@ -109,3 +123,6 @@ export const wireColumns = (d: DatasetDescriptor): Column[] => d.columns.filter(
 
 export const col = (name: string, type: ColumnType, nullable: boolean, description: string, unit?: string): Column =>
   unit === undefined ? { name, type, nullable, description } : { name, type, nullable, description, unit };
+
+/** Group keys that are columns, each named as its column. */
+export const columnKeys = (...columns: string[]): AggregateKey[] => columns.map((column) => ({ kind: 'column', name: column, column }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, columnKeys, type DatasetDescriptor } from './descriptor.ts';
 
 const index = (name: string, what: string) => col(name, 'DOUBLE', true, what, 'dimensionless');
 
@@ -52,4 +52,6 @@ export const fireDanger: DatasetDescriptor = {
     description: 'Fire-danger model; one model per response. Valid values are the models present in the data; default is the first in alphabetical order.',
   },
   options: [],
+  // Within the one model and level of the request: areas of two levels are never summed together.
+  aggregate: { keys: columnKeys('areaCode'), measures: ['FWI', 'FFMC', 'DMC', 'DC', 'ISI', 'BUI', 'DSR'] },
 };

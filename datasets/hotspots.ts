@@ -1,4 +1,4 @@
-import { codeFilter, col, type DatasetDescriptor } from './descriptor.ts';
+import { codeFilter, col, columnKeys, type DatasetDescriptor } from './descriptor.ts';
 
 export const hotspots: DatasetDescriptor = {
   name: 'hotspots',
@@ -44,4 +44,8 @@ export const hotspots: DatasetDescriptor = {
   bbox: true,
   folderChoice: null,
   options: [],
+  aggregate: {
+    keys: [...columnKeys('country', 'product', 'instrument', 'satellite', 'daynight', 'confidence'), { kind: 'grid', name: 'grid' }],
+    measures: ['frp', 'brightness', 'bright_t31', 'bright_ti4', 'bright_ti5', 'scan', 'track'],
+  },
 };

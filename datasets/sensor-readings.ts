@@ -37,5 +37,9 @@ export const sensorReadings: DatasetDescriptor = {
   bbox: false,
   folderChoice: null,
   options: [{ param: 'series', allowed: SERIES, defaultValue: 'raw', description: 'raw: untouched values; corrected: the correction layer' }],
+  aggregate: {
+    keys: [{ kind: 'station', name: 'stationId', column: 'stationId' }],
+    measures: ['airTemperatureC', 'relativeHumidityPct', 'windSpeedMs', 'windGustMs', 'windDirectionDeg', 'precipitationMm', 'fuelMoisturePct'],
+  },
   correction: { series: { param: 'series', value: 'corrected' }, param: 'correctionModel', stationColumn: 'stationId', quantities: measured.map((c) => c.name) },
 };

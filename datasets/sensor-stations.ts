@@ -22,4 +22,5 @@ export const sensorStations: DatasetDescriptor = {
   bbox: false,
   folderChoice: null,
   options: [],
+  aggregate: null,
 };

@@ -22,6 +22,7 @@ import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
+import { registerAggregateRoute } from './routes/aggregate.ts';
 import { registerCorrectionsRoute } from './routes/corrections.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
@@ -189,6 +190,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
     scope.addHook('onRequest', authenticate(keys, limits.failureGate, metrics));
     scope.addHook('onClose', async () => limits.close());
     for (const d of DATASETS) registerDatasetRoute(scope, context, d);
+    for (const d of DATASETS) if (d.aggregate) registerAggregateRoute(scope, context, d);
     for (const d of DATASETS) if (d.correction) registerCorrectionsRoute(scope, context, d);
     registerOgcRoutes(scope, context);
   });

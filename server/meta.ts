@@ -20,7 +20,10 @@ export function effectiveQuery(d: DatasetDescriptor, q: DatasetQuery, decided: P
   return query;
 }
 
-export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Extract, rowLimit: number): Meta {
+/** What the data decided for a response: everything meta says that the query does not. */
+export type Answered = Pick<Extract, 'folderValue' | 'correction' | 'truncated' | 'returned' | 'next' | 'observation' | 'dataVersion'>;
+
+export function buildMeta(d: DatasetDescriptor, q: DatasetQuery, x: Answered, rowLimit: number): Meta {
   return {
     dataset: d.name,
     window: windowText(q.window),

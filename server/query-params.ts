@@ -164,20 +164,36 @@ export function datasetChoices(d: DatasetDescriptor, raw: Record<string, unknown
   return { q, errors: resolveChoices(d, parsed.data, q) };
 }
 
-/** Validates a data request's query string against its dataset (the format negotiated with `accept`); throws a 400 problem naming each bad parameter. */
-export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant, accept?: string): DatasetQuery {
-  const schema = validators.get(d) ?? datasetQuerySchema(d);
-  validators.set(d, schema);
+/**
+ * Validates a query string with `schema` (a dataset's, or one built on it): window, format
+ * negotiated with `accept`, and the dataset's own parameters; throws a 400 problem naming each bad
+ * parameter, with those `more` finds in what parsed.
+ */
+export function parseQueryWith<T extends Record<string, unknown>>(
+  d: DatasetDescriptor,
+  schema: z.ZodObject,
+  raw: Record<string, unknown>,
+  now: Instant,
+  r: { accept?: string | undefined; more?: (data: T) => ParameterError[] } = {},
+): { q: DatasetQuery; data: T } {
   const parsed = schema.safeParse(raw);
   const errors = parsed.success ? [] : parameterErrors(parsed.error, raw, Object.keys(schema.shape));
-  const q: DatasetQuery = { window: null, format: negotiateFormat(raw.format === 'csv' ? 'csv' : 'geojson', accept), filters: [], folderValue: undefined, params: {}, echo: {} };
+  const q: DatasetQuery = { window: null, format: negotiateFormat(raw.format === 'csv' ? 'csv' : 'geojson', r.accept), filters: [], folderValue: undefined, params: {}, echo: {} };
   if (d.time && !errors.some((e) => e.parameter === 'from' || e.parameter === 'to')) {
     const w = resolveWindow(d, raw.from as string | undefined, raw.to as string | undefined, now);
     if (w.ok) q.window = w.window;
     else errors.push({ parameter: w.parameter, message: w.message });
   }
+  if (parsed.success && r.more) errors.push(...r.more(parsed.data as T));
   if (errors.length || !parsed.success) throw invalidParameters(errors);
   const combined = resolveChoices(d, parsed.data, q);
   if (combined.length) throw invalidParameters(combined);
-  return q;
+  return { q, data: parsed.data as T };
+}
+
+/** Validates a data request's query string against its dataset (the format negotiated with `accept`); throws a 400 problem naming each bad parameter. */
+export function parseDatasetQuery(d: DatasetDescriptor, raw: Record<string, unknown>, now: Instant, accept?: string): DatasetQuery {
+  const schema = validators.get(d) ?? datasetQuerySchema(d);
+  validators.set(d, schema);
+  return parseQueryWith(d, schema, raw, now, { accept }).q;
 }

@@ -34,7 +34,8 @@ const col = (name: string) => `${T}.${ident(name)}`;
 /** Binds a value as the next parameter of `params`, giving its placeholder. */
 const binder = (params: string[]) => (value: string) => `$${params.push(value)}`;
 
-function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
+/** The WHERE clause over `t`: the window [from, to) and the filters, values bound into `params`. */
+export function compileWhere(spec: QuerySpec, from: Instant | null, to: Instant | null, params: string[]): string {
   const bind = binder(params);
   const clauses: string[] = [];
   const time = spec.descriptor.time;
@@ -155,12 +156,14 @@ function featureColumns(spec: QuerySpec, params: string[]): string {
   return `${concat([...head, geometry, ...tail])} AS feature`;
 }
 
+/** Each station's point (sid, lat, lon); min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied. */
+export const stationPoints = (spec: QuerySpec & { stationFiles: readonly string[] }): string =>
+  `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
+
 function stationJoin(spec: QuerySpec): string {
   const g = spec.descriptor.geometry;
   if (g.kind !== 'station' || !spec.stationFiles || !hasStations(spec)) return '';
-  // min() keeps one point per station even if the registry holds a duplicate, so rows are never multiplied.
-  const stations = `SELECT "stationId" AS sid, min(latitude) AS lat, min(longitude) AS lon FROM ${readParquet(spec.stationFiles, spec.dataDir)} GROUP BY 1`;
-  return ` LEFT JOIN (${stations}) AS s ON s.sid = ${col(g.stationId)}`;
+  return ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles })}) AS s ON s.sid = ${col(g.stationId)}`;
 }
 
 /** A format's rows as SQL: its select list and the join it needs, binding their values into `params` in order. */

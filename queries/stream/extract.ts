@@ -19,7 +19,7 @@ import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts'
 export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): Promise<Extract | null> {
   const request = requestConnection(ctx.engine, ctx.signal);
   try {
-    const sources = await listSources(ctx, req, request.connection);
+    const sources = await listSources(ctx, req, request.connection, FORMATS[req.format].stationPoints && req.descriptor.geometry.kind === 'station');
     if (req.isFresh?.(sources)) {
       request.release();
       return null;
@@ -49,9 +49,8 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
   }
 }
 
-/** The files of the window listed, checked and fingerprinted (the stations' too when the format shows their points). */
-function listSources(ctx: ExtractContext, req: ExtractRequest, connection: () => Promise<DuckDBConnection>): Promise<Sources> {
-  const needsStations = FORMATS[req.format].stationPoints && req.descriptor.geometry.kind === 'station';
+/** The files of the window listed, checked and fingerprinted (the stations' too when the response shows their points). */
+export function listSources(ctx: ExtractContext, req: ExtractRequest, connection: () => Promise<DuckDBConnection>, needsStations: boolean): Promise<Sources> {
   return resolveSources(
     { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1), listings: ctx.listings, corrections: ctx.corrections },
     { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations, correction: correctionAsked(req) },
@@ -76,7 +75,7 @@ function answerFromCache(ctx: ExtractContext, cacheKey: string | null, sources: 
 }
 
 /** What the query needs, the request's box filters resolved to the shapes they hold. */
-function querySpec(ctx: ExtractContext, req: ExtractRequest, sources: Sources, c: DuckDBConnection): Promise<QuerySpec> {
+export function querySpec(ctx: ExtractContext, req: ExtractRequest, sources: Sources, c: DuckDBConnection): Promise<QuerySpec> {
   const listed: QuerySpec = {
     descriptor: req.descriptor,
     dataDir: ctx.dataDir,

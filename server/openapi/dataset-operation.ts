@@ -30,7 +30,7 @@ const COLUMNAR_TYPE_NAMES: Record<string, string> = {
   TIMESTAMPTZ: 'timestamp (µs, UTC)',
 };
 
-const IF_NONE_MATCH: SchemaObject = {
+export const IF_NONE_MATCH: SchemaObject = {
   name: 'If-None-Match',
   in: 'header',
   required: false,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { listKeyValues } from '../../queries/files/partitions.ts';
+import { aggregateOperation, aggregateWireSchemas } from './aggregate-operation.ts';
 import { correctionModelsId, correctionModelsSchema, correctionsOperation } from './corrections-operation.ts';
 import { datasetOperation, datasetSchemaPrefix } from './dataset-operation.ts';
 import { headerComponents, notModifiedHeaders, problemHeaders } from './headers.ts';
@@ -37,7 +38,8 @@ function componentRegistry() {
   const shared = { Point, Polygon, MultiPolygon, TimeWindow, Observation, Health, Readiness };
   for (const [id, schema] of Object.entries(shared)) registry.add(schema, { id });
   for (const d of DATASETS) {
-    for (const [suffix, schema] of Object.entries(datasetWireSchemas(d))) registry.add(schema, { id: `${datasetSchemaPrefix(d)}${suffix}` });
+    const schemas = { ...datasetWireSchemas(d), ...(d.aggregate ? aggregateWireSchemas(d, d.aggregate) : {}) };
+    for (const [suffix, schema] of Object.entries(schemas)) registry.add(schema, { id: `${datasetSchemaPrefix(d)}${suffix}` });
     if (d.correction) registry.add(correctionModelsSchema(d), { id: correctionModelsId(d) });
   }
   for (const kind of PROBLEM_KIND_NAMES) registry.add(problemSchema(kind), { id: problemSchemaId(kind) });
@@ -65,14 +67,20 @@ function components(): SchemaObject {
 
 /** The whole contract, from the descriptors and the zod schemas that validate requests and describe responses. */
 export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
-  const dataPaths = Object.fromEntries(DATASETS.map((d) => [`/api/v1/${d.name}`, { get: datasetOperation(d, input.folderValues[d.name] ?? []) }]));
+  const dataPaths = Object.fromEntries(
+    DATASETS.flatMap((d) => {
+      const folderValues = input.folderValues[d.name] ?? [];
+      const own = [`/api/v1/${d.name}`, { get: datasetOperation(d, folderValues) }] as const;
+      return d.aggregate ? [own, [`/api/v1/${d.name}/aggregate`, { get: aggregateOperation(d, d.aggregate, folderValues) }] as const] : [own];
+    }),
+  );
   const correctionPaths = Object.fromEntries(DATASETS.filter((d) => d.correction).map((d) => [`/api/v1/${d.name}/corrections`, { get: correctionsOperation(d) }]));
   return {
     openapi: '3.0.3',
     info: { title: API_TITLE, version: API_VERSION, description: overview(input) },
     servers: [{ url: '/' }],
     tags: [
-      { name: 'Data', description: 'The five data endpoints: GeoJSON with meta, or CSV. Key required.' },
+      { name: 'Data', description: 'The five data endpoints and the aggregates of the four with a time axis: GeoJSON with meta, or CSV. Key required.' },
       { name: 'OGC API – Features', description: 'The same rows for GIS programs (QGIS, ArcGIS, GDAL/OGR): one collection per dataset, GeoJSON pages walked by `next` links. Key required, sent as a bearer header or as the Basic password.' },
       { name: 'Documentation', description: 'This contract and its page. No key.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for operators. No key, no data.' },

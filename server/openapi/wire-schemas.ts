@@ -84,8 +84,8 @@ function featureSchema(d: DatasetDescriptor, properties: z.ZodType) {
   return z.object({ type: z.literal('Feature'), ...id, geometry: geometrySchema(d), properties });
 }
 
-/** meta.query: every non-window parameter in effect, defaults included. */
-function queryEchoSchema(d: DatasetDescriptor) {
+/** meta.query: every non-window parameter in effect, defaults included (and those of another endpoint over the dataset, `extra`). */
+function queryEchoSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<string | null>>) {
   const shape: Record<string, z.ZodType<string | null>> = {};
   for (const f of d.filters) {
     const [first, ...rest] = f.allowed ?? [];
@@ -101,18 +101,26 @@ function queryEchoSchema(d: DatasetDescriptor) {
     // (on the wire an absent key is what Meta's record type already allows).
     shape[d.correction.param] = (z.string().optional() as unknown as z.ZodType<string | null>).meta({ description: `The correction model applied (${series.param}=${series.value}): the one pinned, else the latest published; absent on any other series or while none is published (so raw answers echo what they always did).` });
   }
-  return z.object(shape).meta({ description: 'Every parameter in effect other than the window, defaults included.' });
+  return z.object({ ...shape, ...extra }).meta({ description: 'Every parameter in effect other than the window, defaults included.' });
 }
 
-export function metaSchema(d: DatasetDescriptor) {
+/** What meta's counts are counts of: rows of the dataset, or (for aggregates) groups. */
+export interface MetaUnits {
+  rows: string;
+  limit: string;
+  /** When a cut cannot be continued. */
+  stuck: string;
+}
+
+export function metaSchema(d: DatasetDescriptor, extra: Record<string, z.ZodType<string | null>> = {}, units: MetaUnits = { rows: 'rows', limit: 'ROW_LIMIT', stuck: 'more than rowLimit rows share the first instant' }) {
   return z.object({
     dataset: z.literal(d.name),
     window: d.time ? TimeWindow.meta({ description: 'The window actually used, defaults resolved.' }) : z.null().meta({ description: 'Always null: this dataset has no time axis.' }),
-    query: queryEchoSchema(d),
-    truncated: z.boolean().meta({ description: 'True when more rows matched than this response holds (see next).' }),
-    rowLimit: z.int().min(1).meta({ description: 'Most rows one response holds (ROW_LIMIT).' }),
-    returned: z.int().min(0).meta({ description: 'Rows in this response.' }),
-    next: TimeWindow.nullable().meta({ description: 'When truncated: the window to request next (from=next.from). Null when not truncated, or when more than rowLimit rows share the first instant.' }),
+    query: queryEchoSchema(d, extra),
+    truncated: z.boolean().meta({ description: `True when more ${units.rows} matched than this response holds (see next).` }),
+    rowLimit: z.int().min(1).meta({ description: `Most ${units.rows} one response holds (${units.limit}).` }),
+    returned: z.int().min(0).meta({ description: `${units.rows[0]!.toUpperCase()}${units.rows.slice(1)} in this response.` }),
+    next: TimeWindow.nullable().meta({ description: `When truncated: the window to request next (from=next.from). Null when not truncated, or when ${units.stuck}.` }),
     observation: Observation,
     dataVersion: DataVersion,
   });

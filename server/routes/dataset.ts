@@ -16,7 +16,8 @@ import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import type { PageShape } from '../page-shape.ts';
 import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { atCapacity, toProblem } from '../problems.ts';
+import { toProblem } from '../problems.ts';
+import { refuseWhenSaturated } from '../capacity.ts';
 import { requestSignal } from '../request-signal.ts';
 
 async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, suffix: string): AsyncGenerator<string | Buffer> {
@@ -121,18 +122,6 @@ async function rewritten(x: Extract, rewrite: (text: string) => string, retryAft
   }
   const body = Buffer.from(rewrite(Buffer.concat(parts).toString('utf8')));
   return { ...x, bytes: body.length, chunks: async function* () { yield body; }, dispose: () => undefined };
-}
-
-/**
- * Overload: with every connection busy and the queue full, a request that will need a connection
- * is refused before any file is listed or checked, so refusals cost next to nothing and leave
- * the cores to the requests being served. A request that may be answered without one (a 304 over
- * checked files, rows from the cache or from renderings) still goes through.
- */
-function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
-  const engine = ctx.extract.engine;
-  if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null || ctx.extract.renderings != null) return;
-  throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
 }
 
 /**

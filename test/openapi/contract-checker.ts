@@ -123,6 +123,8 @@ export class ContractChecker {
   private checkCsv(body: string, media: Json): string[] {
     const end = body.indexOf('\n');
     const header = end < 0 ? body : body.slice(0, end);
+    const pattern = media['x-csv-header-pattern'] as string | undefined;
+    if (pattern !== undefined) return new RegExp(pattern).test(header) ? [] : [`CSV header row '${header}' does not match the documented pattern ${pattern}`];
     const columns = (media['x-csv-columns'] as string[] | undefined)?.join(',');
     if (columns === undefined) return ['CSV media type lists no columns'];
     return header === columns ? [] : [`CSV header row '${header}' is not the documented '${columns}'`];

@@ -1,0 +1,143 @@
+import type { AggregateKey } from '../../datasets/index.ts';
+import type { Window } from '../window.ts';
+import type { AggregateShape, Interval } from './aggregate-shape.ts';
+import { compileWhere, hasStations, stationPoints, type Compiled, type QuerySpec } from './compile.ts';
+import { correctedValue } from './correction-sql.ts';
+import { ident, readParquet } from './sql.ts';
+
+export interface AggregateQuery {
+  spec: QuerySpec;
+  files: readonly string[];
+  window: Window;
+  shape: AggregateShape;
+  /** Most groups returned (the caller asks for one more than it sends, to see a cut). */
+  limit: number;
+}
+
+/**
+ * The result's columns, in order: `b` (bucket start, epoch µs), one column per key (`grid` two:
+ * the cell's column and row index), `n` (rows), one per stat but `count`, then per summed measure
+ * its non-null and non-finite counts and `limbs`, and the station's `lat`, `lon` when joined.
+ */
+export interface AggregateColumns {
+  keys: string[];
+  /** The measures whose sum (or mean) is asked, in lane order. */
+  summed: string[];
+  stations: boolean;
+}
+
+const US = { hour: 3_600_000_000n, day: 86_400_000_000n, week: 604_800_000_000n } as const;
+/** 1970-01-05, the first Monday after the epoch: ISO weeks start there. */
+const MONDAY_US = 4n * US.day;
+
+/** The UTC start of each row's bucket, from epoch microseconds (no time zone enters). */
+function bucketSql(interval: Interval, time: string, bind: (v: string) => string, from: bigint): string {
+  const us = `epoch_us(${time})`;
+  if (interval === 'all') return `CAST(${bind(String(from))} AS BIGINT)`;
+  if (interval === 'month' || interval === 'year') return `epoch_us(date_trunc('${interval}', make_timestamp(${us})))`;
+  const size = US[interval];
+  const offset = interval === 'week' ? MONDAY_US : 0n;
+  return `(${us} - (((${us} - ${offset}) % ${size}) + ${size}) % ${size})`;
+}
+
+/**
+ * The cell index of a coordinate: the floor of its offset over the cell size, moved by one where
+ * rounding put it across an edge (edges computed exactly as cellEdge does), so a point on a west
+ * or south edge is in that cell; 180 and 90 are in the last cell.
+ */
+function cellIndexSql(v: string, origin: -180 | -90, hundredths: number): string {
+  const edge = (i: string) => `CAST((${i}) * ${hundredths} + ${origin * 100} AS DOUBLE) / 100`;
+  const i0 = `CAST(floor((${v} - (${origin})) * 100 / ${hundredths}) AS BIGINT)`;
+  const last = (-origin * 200) / hundredths - 1;
+  return `least(${i0} - CAST(${v} < ${edge(i0)} AS BIGINT) + CAST(${v} >= ${edge(`${i0} + 1`)} AS BIGINT), ${last})`;
+}
+
+function keySql(spec: QuerySpec, key: AggregateKey, i: number, hundredths: number | null): string[] {
+  if (key.kind !== 'grid') return [`t.${ident(key.column)} AS k${i}`];
+  const g = spec.descriptor.geometry;
+  if (g.kind !== 'point' || hundredths === null) throw new Error(`${spec.descriptor.name}: a grid needs point geometry and a cell size`);
+  const [lon, lat] = [`t.${ident(g.longitude)}`, `t.${ident(g.latitude)}`];
+  const inside = `isfinite(${lon}) AND isfinite(${lat}) AND ${lon} BETWEEN -180 AND 180 AND ${lat} BETWEEN -90 AND 90`;
+  return [`CASE WHEN ${inside} THEN ${cellIndexSql(lon, -180, hundredths)} END AS k${i}x`, `CASE WHEN ${inside} THEN ${cellIndexSql(lat, -90, hundredths)} END AS k${i}y`];
+}
+
+/** Key column names in order (a grid key is two). */
+const keyNames = (keys: readonly AggregateKey[]): string[] => keys.flatMap((k, i) => (k.kind === 'grid' ? [`k${i}x`, `k${i}y`] : [`k${i}`]));
+
+export function aggregateColumns(q: Pick<AggregateQuery, 'spec' | 'shape'>): AggregateColumns {
+  const summed = [...new Set(q.shape.stats.flatMap((s) => ('fn' in s && (s.fn === 'sum' || s.fn === 'mean') ? [s.column] : [])))];
+  const stations = q.shape.keys.some((k) => k.kind === 'station') && hasStations(q.spec);
+  return { keys: keyNames(q.shape.keys), summed, stations };
+}
+
+/**
+ * A measure's exact sum as integers (no floating-point addition, so no order of addition can
+ * change it): each finite non-zero value x is m × 2^(e − 52) with e a multiple of 32 at most its
+ * binary exponent minus one, so m is a whole number below 2^87, exact as HUGEINT; the m of one
+ * exponent are summed as integers. The power of two is applied in two halves so neither overflows
+ * a double. e is null for a null, zero or non-finite value, which then adds nothing.
+ */
+const exponentSql = (x: string) => `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN CAST(32 * floor((floor(log2(abs(${x}))) - 1) / 32) AS INTEGER) END`;
+const mantissaSql = (x: string, e: string) => `CAST(${x} * pow(2.0, floor((52 - ${e}) / 2)) * pow(2.0, (52 - ${e}) - floor((52 - ${e}) / 2)) AS HUGEINT)`;
+
+/** Counts, minima and maxima of the rows (`merge` false), or of partial groups' (true). */
+function statSql(shape: AggregateShape, measureOf: (column: string) => string, merge: boolean): string[] {
+  return shape.stats.flatMap((s, i) => {
+    if (!('fn' in s) || s.fn === 'sum' || s.fn === 'mean') return [];
+    const m = merge ? `s${i}` : measureOf(s.column);
+    const fn = s.fn === 'count' ? (merge ? 'sum' : 'count') : s.fn;
+    return [`${fn}(${m})${s.fn === 'count' ? '::BIGINT' : ''} AS s${i}`];
+  });
+}
+
+/**
+ * Summed measures: rows are first grouped by their keys and each lane's exponent (p: counts, and
+ * the integer sum of each lane's m), then the partial groups of one key are merged (g), their
+ * sums as one integer at one exponent, or listed as `lane:e:sum` in `limbs` when a lane has several;
+ * exact-sum.ts adds them exactly and rounds once.
+ */
+function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
+  const exponents = summed.map((_, j) => `e${j}`).join(', ');
+  const partialLanes = summed.flatMap((m, j) => [
+    `count(${measureOf(m)}) AS c${j}`,
+    `count(*) FILTER (WHERE NOT isfinite(${measureOf(m)})) AS f${j}`,
+    `sum(${mantissaSql(measureOf(m), `e${j}`)}) AS h${j}`,
+  ]);
+  const p = `p AS (SELECT ${[by, exponents, 'count(*) AS n', ...statSql(shape, measureOf, false), ...partialLanes].join(', ')} FROM r GROUP BY ${by}, ${exponents})`;
+  const limbs = summed.map((_, j) => `CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':', e${j}, ':', h${j}) END`).join(', ');
+  // The common case, a lane whose values all share one exponent, is one integer (t) at that exponent (a); only groups with a lane of several list them.
+  const single = (j: number) => `min(e${j}) IS NOT DISTINCT FROM max(e${j})`;
+  const lanes = summed.flatMap((_, j) => [`sum(c${j})::BIGINT AS c${j}`, `sum(f${j})::BIGINT AS f${j}`, `min(e${j}) AS a${j}`, `CASE WHEN ${single(j)} THEN sum(h${j}) END AS t${j}`]);
+  const several = summed.map((_, j) => `NOT ${single(j)}`).join(' OR ');
+  const list = `CASE WHEN ${several} THEN string_agg(concat_ws(' ', ${limbs}), ' ') END AS limbs`;
+  const g = `g AS (SELECT ${[by, 'sum(n)::BIGINT AS n', ...statSql(shape, measureOf, true), ...lanes, list].join(', ')} FROM p GROUP BY ${by})`;
+  return [p, g];
+}
+
+/** One statement: rows of the window bucketed and keyed (r), grouped (g; through p when summed exactly), ordered by bucket then keys, nulls last. */
+export function compileAggregate(q: AggregateQuery): Compiled {
+  const { spec, shape } = q;
+  const d = spec.descriptor;
+  if (!d.time) throw new Error(`${d.name} has no time axis`);
+  const params: string[] = [];
+  const bind = (v: string) => (params.push(v), `$${params.length}`);
+  const cols = aggregateColumns(q);
+  const measures = [...new Set(shape.stats.flatMap((s) => ('fn' in s ? [s.column] : [])))];
+  const measureOf = (column: string) => `m${measures.indexOf(column)}`;
+  const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.window.from);
+  const keys = shape.keys.flatMap((k, i) => keySql(spec, k, i, shape.cellHundredths));
+  const where = compileWhere(spec, q.window.from, q.window.to, params);
+  // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).
+  const values = measures.map((m, i) => `${correctedValue(d, spec.correction ?? null, m, (name) => `t.${ident(name)}`, bind)} AS m${i}`);
+  const rows = `SELECT ${[`${bucket} AS b`, ...keys, ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where}`;
+  const exponents = cols.summed.map((m, j) => `${exponentSql(measureOf(m))} AS e${j}`);
+  const r = `r AS (SELECT ${['*', ...exponents].join(', ')} FROM (${rows}))`;
+  const by = ['b', ...cols.keys].join(', ');
+  const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf, false)].join(', ')} FROM r GROUP BY ${by})`;
+  const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];
+  const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
+  const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
+  const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');
+  const order = ['g.b', ...cols.keys.map((k) => `g.${k} ASC NULLS LAST`)].join(', ');
+  return { sql: `WITH ${[r, ...groups].join(', ')} SELECT ${select} FROM g${join} ORDER BY ${order} LIMIT ${Math.trunc(q.limit)}`, params };
+}

@@ -1,0 +1,47 @@
+import type { Sources } from '../files/preflight.ts';
+import type { Instant } from '../instant.ts';
+import type { Interval } from '../sql/aggregate-shape.ts';
+import type { Window } from '../window.ts';
+import { overlap, timeSlices } from './slices.ts';
+
+const HOUR = 3_600_000_000n;
+const DAY = 24n * HOUR;
+/** 1970-01-05, the first Monday after the epoch: ISO weeks start there. */
+const MONDAY = 4n * DAY;
+
+const floorTo = (t: Instant, size: bigint, offset: bigint): Instant => t - ((((t - offset) % size) + size) % size);
+
+/** The start of the UTC calendar month or year holding `t` (years 0–99 are years, not 1900s). */
+function calendarFloor(t: Instant, interval: 'month' | 'year'): Instant {
+  const ms = Number(floorTo(t, 1000n, 0n) / 1000n);
+  const day = new Date(ms);
+  const start = new Date(0);
+  start.setUTCFullYear(day.getUTCFullYear(), interval === 'month' ? day.getUTCMonth() : 0, 1);
+  return BigInt(start.getTime()) * 1000n;
+}
+
+/** The start of the bucket holding `t`: where one statement's part of the window may end without splitting a bucket. */
+export function bucketFloor(t: Instant, interval: Exclude<Interval, 'all'>): Instant {
+  if (interval === 'hour') return floorTo(t, HOUR, 0n);
+  if (interval === 'day') return floorTo(t, DAY, 0n);
+  if (interval === 'week') return floorTo(t, 7n * DAY, MONDAY);
+  return calendarFloor(t, interval);
+}
+
+/**
+ * The window in at most `n` consecutive parts of about equal duration over the listed partitions,
+ * each ending on a bucket start, so every group lies wholly in one part and the parts' groups,
+ * concatenated in order, are the window's. `all` is one bucket: one part.
+ */
+export function bucketSlices(w: Window, sources: Sources, n: number, interval: Interval): Window[] {
+  if (interval === 'all' || n <= 1) return [w];
+  const cuts = timeSlices(overlap(w, sources), n)
+    .slice(1)
+    .map((s) => bucketFloor(s.from, interval));
+  const bounds = [w.from, ...cuts.filter((t) => t > w.from && t < w.to), w.to].filter((t, i, all) => i === 0 || t > all[i - 1]!);
+  return bounds.slice(1).map((to, i) => ({ from: bounds[i]!, to }));
+}
+
+/** The files of the partitions that overlap `w`. */
+export const filesIn = (sources: Sources, w: Window): string[] =>
+  sources.partitions.filter((p) => p.start < w.to && p.end > w.from).flatMap((p) => p.files.map((f) => f.path));

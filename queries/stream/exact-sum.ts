@@ -1,0 +1,69 @@
+/**
+ * Exact sums and means of doubles: the engine sums each measure as whole numbers per binary
+ * exponent (compile-aggregate.ts, `limbs`), and the total is rounded here once, to the nearest
+ * double (ties to even). The result is the correctly rounded sum of the stored values, whatever
+ * the order the rows were read in, the threads or the files' layout.
+ */
+
+/** An exact binary value: `scaled` × 2^`exponent`. */
+export interface ExactValue {
+  scaled: bigint;
+  exponent: number;
+}
+
+const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
+
+/** The exact total of each lane from the `lane:e:sum` items of a group's limbs (absent lanes are zero). */
+export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
+  const parts: { e: number; s: bigint }[][] = Array.from({ length: lanes }, () => []);
+  for (const item of limbs ? limbs.split(' ').filter(Boolean) : []) {
+    const [j, e, s] = item.split(':');
+    parts[Number(j)]!.push({ e: Number(e) - 52, s: BigInt(s!) });
+  }
+  return parts.map((p) => {
+    if (p.length === 0) return ZERO;
+    const exponent = Math.min(...p.map((x) => x.e));
+    return { scaled: p.reduce((n, x) => n + (x.s << BigInt(x.e - exponent)), 0n), exponent };
+  });
+}
+
+/** Bits of a non-negative bigint, from its hexadecimal digits (far cheaper than its binary text). */
+function bitLength(n: bigint): number {
+  if (n === 0n) return 0;
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+}
+
+/** 2^e as a double, for e in [−1074, 1023] exactly (and Infinity above). */
+const pow2 = (e: number): number => (e < -1022 ? 2 ** (e + 100) / 2 ** 100 : 2 ** e);
+
+/** The double nearest to (num / den) × 2^exp2, ties to even; den > 0. */
+export function roundRational(num: bigint, den: bigint, exp2: number): number {
+  if (num === 0n) return 0;
+  const negative = num < 0n;
+  let [a, b, e] = [negative ? -num : num, den, exp2];
+  // At least 55 bits of quotient: 53 kept, one to round by, and the rest with the remainder as sticky.
+  const shift = 55 + bitLength(b) - bitLength(a);
+  if (shift > 0) [a, e] = [a << BigInt(shift), e - shift];
+  else [b, e] = [b << BigInt(-shift), e - shift];
+  const q = a / b;
+  const sticky = a % b !== 0n;
+  // Below 2^−1074 nothing is representable: subnormal results keep fewer bits.
+  const drop = Math.max(bitLength(q) - 53, -1074 - e);
+  const kept = q >> BigInt(drop);
+  const rest = q - (kept << BigInt(drop));
+  const half = 1n << BigInt(drop - 1);
+  const up = rest > half || (rest === half && (sticky || (kept & 1n) === 1n));
+  const value = Number(up ? kept + 1n : kept) * pow2(e + drop);
+  return negative ? -value : value;
+}
+
+/**
+ * The correctly rounded value of an exact total. Number() of a bigint rounds to nearest, ties to
+ * even, and a power of two scales a double exactly while the result stays normal: one rounding.
+ */
+export function exactDouble(v: ExactValue): number {
+  const quick = Number(v.scaled) * pow2(Math.max(-1074, Math.min(1023, v.exponent)));
+  const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
+  return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
+}

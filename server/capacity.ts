@@ -1,0 +1,15 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from './app-context.ts';
+import { atCapacity } from './problems.ts';
+
+/**
+ * Overload: with every connection busy and the queue full, a request that will need a connection
+ * is refused before any file is listed or checked, so refusals cost next to nothing and leave
+ * the cores to the requests being served. A request that may be answered without one (a 304 over
+ * checked files, rows from the cache or from renderings) still goes through.
+ */
+export function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext): void {
+  const engine = ctx.extract.engine;
+  if (!engine.saturated || request.headers['if-none-match'] !== undefined || ctx.extract.rowsCache !== null || ctx.extract.renderings != null) return;
+  throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);
+}

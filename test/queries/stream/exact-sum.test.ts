@@ -1,0 +1,93 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { col } from '../../../datasets/index.ts';
+import { jsonText, numberText } from '../../../queries/sql/sql.ts';
+import { exactDouble, laneTotals, roundRational } from '../../../queries/stream/exact-sum.ts';
+import { csvNumber, jsonNumber } from '../../../queries/stream/number-text.ts';
+import { exactMean, exactSum, plainSum } from '../../helpers/exact.ts';
+
+/** A deterministic generator of doubles across magnitudes, subnormals and signs included. */
+function doubles(seed: number, count: number): number[] {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
+  const view = new DataView(new ArrayBuffer(8));
+  const out = [0.1, 0.2, 0.3, 1e16, -1e16, 1, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308 / 4, 1e15 + 0.5, 1e-7, 1.5e-5, 1e21, 123456.789];
+  while (out.length < count) {
+    view.setUint32(0, next() * 2 ** 32);
+    view.setUint32(4, next() * 2 ** 32);
+    const raw = view.getFloat64(0);
+    if (Number.isFinite(raw) && Math.abs(raw) < 1e300) out.push(raw);
+    out.push((next() - 0.5) * 10 ** Math.floor(next() * 40 - 20), Math.round(next() * 1e6) / 100);
+  }
+  return out;
+}
+
+/** Lanes the way the engine writes them: each value as a whole number at the exponent compile-aggregate.ts picks. */
+function limbsOf(xs: number[]): string {
+  return xs
+    .filter((x) => x !== 0)
+    .map((x) => {
+      const e = 32 * Math.floor((Math.floor(Math.log2(Math.abs(x))) - 1) / 32);
+      const half = Math.floor((52 - e) / 2);
+      return `0:${e}:${BigInt(x * 2 ** half * 2 ** (52 - e - half))}`;
+    })
+    .join(' ');
+}
+
+describe('exact sums and means, rounded once', () => {
+  it('a sum of ten 0.1 is 1, where adding them in any order gives 0.9999999999999999', () => {
+    const tenths = Array<number>(10).fill(0.1);
+    expect(plainSum(tenths)).toBe(0.9999999999999999);
+    expect(exactDouble(laneTotals(limbsOf(tenths), 1)[0]!)).toBe(1);
+    expect(exactSum(tenths)).toBe(1);
+  });
+
+  it('big values that cancel leave the small ones exactly', () => {
+    const xs = [1e16, 1, 1, 1, -1e16];
+    expect(plainSum(xs)).not.toBe(3);
+    expect(exactDouble(laneTotals(limbsOf(xs), 1)[0]!)).toBe(3);
+  });
+
+  it('equals the test\'s independent exact computation on 3,000 doubles of every magnitude, in any order', () => {
+    const xs = doubles(27, 3000);
+    const expected = exactSum(xs);
+    for (const order of [xs, [...xs].reverse(), [...xs].sort((a, b) => a - b)]) expect(exactDouble(laneTotals(limbsOf(order), 1)[0]!)).toBe(expected);
+    for (let i = 0; i < 300; i += 7) {
+      const slice = xs.slice(i, i + 1 + (i % 13));
+      const total = laneTotals(limbsOf(slice), 1)[0]!;
+      expect(exactDouble(total)).toBe(exactSum(slice));
+      expect(roundRational(total.scaled, BigInt(slice.length), total.exponent)).toBe(exactMean(slice));
+    }
+  });
+
+  it('rounds ties to even, subnormal results and overflow as IEEE does', () => {
+    expect(roundRational((1n << 53n) + 1n, 1n, 0)).toBe(2 ** 53);
+    expect(roundRational((1n << 53n) + 3n, 1n, 0)).toBe(2 ** 53 + 4);
+    expect(roundRational(3n, 1n, -1076)).toBe(5e-324);
+    expect(roundRational(1n, 1n, -1075)).toBe(0);
+    expect(roundRational(1n, 1n, 1024)).toBe(Infinity);
+    expect(roundRational(-7n, 2n, 0)).toBe(-3.5);
+    expect(roundRational(1n, 3n, 0)).toBe(1 / 3);
+  });
+
+  it('reads each lane of a group\'s limbs; an absent lane is zero', () => {
+    const [a, b, c] = laneTotals('0:0:3 2:32:1 0:-32:5', 3);
+    expect(exactDouble(a!)).toBe(3 * 2 ** -52 + 5 * 2 ** -84);
+    expect(exactDouble(b!)).toBe(0);
+    expect(exactDouble(c!)).toBe(2 ** -20);
+  });
+});
+
+describe('numbers written as the data endpoints write them', () => {
+  it('CSV and GeoJSON text of doubles equal DuckDB\'s numberText and jsonText', async () => {
+    const xs = [...doubles(5, 6000), -0, 0, 1e15, 9999999999999998, 1e16, 0.0001, 0.00001];
+    const c = await (await DuckDBInstance.create(':memory:')).connect();
+    const list = xs.map((x) => (Object.is(x, -0) ? '-0.0::DOUBLE' : `${x.toExponential()}::DOUBLE`)).join(',');
+    const rows = (await c.runAndReadAll(`SELECT x, ${numberText('x')}, ${jsonText(col('x', 'DOUBLE', true, ''), 'x')} FROM (SELECT unnest([${list}]) AS x)`)).getRows();
+    c.closeSync();
+    expect(rows).toHaveLength(xs.length);
+    const mismatches = rows.filter(([x, csv, json]) => csvNumber(x as number) !== csv || jsonNumber(x as number) !== json);
+    expect(mismatches).toEqual([]);
+    expect([csvNumber(NaN), jsonNumber(Infinity)]).toEqual([null, 'null']);
+  });
+});
