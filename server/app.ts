@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { DATASETS } from '../datasets/index.ts';
 import { CorrectionStore } from '../queries/files/corrections.ts';
@@ -63,8 +64,16 @@ function requestTimeouts(ms: number) {
  */
 function closeIdleWhileClosing(app: FastifyInstance): void {
   let closing = false;
+  // A connection that has not sent a byte has no request to drain, yet Node counts it neither idle
+  // nor expired: close() would wait for its client (an HTTP client's spare connection) for good.
+  const opened = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    opened.add(socket);
+    socket.once('close', () => opened.delete(socket));
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    for (const socket of opened) if (socket.bytesRead === 0) socket.destroy();
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
