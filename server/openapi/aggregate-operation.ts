@@ -5,7 +5,7 @@ import { CELL_SIZES, INTERVALS, STAT_FUNCTIONS } from '../../queries/sql/aggrega
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { aggregateQuerySchema } from '../aggregate-params.ts';
 import { dataHeaders } from './headers.ts';
-import { datasetSchemaPrefix, IF_NONE_MATCH, problemRef, queryParameters } from './dataset-operation.ts';
+import { datasetSchemaPrefix, IF_NONE_MATCH, keyedRouteProblems, queryParameters } from './dataset-operation.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
 import { metaSchema, Point, Polygon, UtcTimestamp } from './wire-schemas.ts';
 
@@ -84,9 +84,7 @@ export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderV
         content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), ...COLUMNAR_MEDIA },
       },
       304: { $ref: '#/components/responses/NotModified' },
-      ...Object.fromEntries(
-        ([[400, 'invalid-parameter'], [401, 'unauthorized'], [403, 'forbidden'], [408, 'request-timeout'], [429, 'rate-limited'], [431, 'headers-too-large'], [500, 'internal'], [503, 'unavailable']] as const).map(([status, kind]) => [status, problemRef(kind)]),
-      ),
+      ...keyedRouteProblems(),
     },
   };
 }

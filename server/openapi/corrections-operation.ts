@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { correctionModelSchema } from '../../datasets/correction-model.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { datasetSchemaPrefix, problemRef } from './dataset-operation.ts';
+import { datasetSchemaPrefix, keyedRouteProblems } from './dataset-operation.ts';
 import { rateLimitHeaders } from './headers.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
 
@@ -32,14 +32,7 @@ export function correctionsOperation(d: DatasetDescriptor): SchemaObject {
     parameters: [],
     responses: {
       200: { description: 'The published models.', headers: rateLimitHeaders(), content: { 'application/json': { schema: { $ref: componentRef(correctionModelsId(d)) } } } },
-      400: problemRef('invalid-parameter'),
-      401: problemRef('unauthorized'),
-      403: problemRef('forbidden'),
-      408: problemRef('request-timeout'),
-      429: problemRef('rate-limited'),
-      431: problemRef('headers-too-large'),
-      500: problemRef('internal'),
-      503: problemRef('unavailable'),
+      ...keyedRouteProblems(),
     },
   };
 }

@@ -40,6 +40,20 @@ export const IF_NONE_MATCH: SchemaObject = {
 
 export const problemRef = (kind: Parameters<typeof problemResponseId>[0]): SchemaObject => ({ $ref: `#/components/responses/${problemResponseId(kind)}` });
 
+/** The problems every keyed route under /api/v1 may answer (data, aggregates, correction models). */
+export function keyedRouteProblems(): Record<number, SchemaObject> {
+  return {
+    400: problemRef('invalid-parameter'),
+    401: problemRef('unauthorized'),
+    403: problemRef('forbidden'),
+    408: problemRef('request-timeout'),
+    429: problemRef('rate-limited'),
+    431: problemRef('headers-too-large'),
+    500: problemRef('internal'),
+    503: problemRef('unavailable'),
+  };
+}
+
 function csvMedia(d: DatasetDescriptor): SchemaObject {
   return {
     schema: {
@@ -88,14 +102,7 @@ export function datasetOperation(d: DatasetDescriptor, folderValues: readonly st
         content: { 'application/geo+json': { schema: { $ref: componentRef(`${prefix}FeatureCollection`) } }, 'text/csv': csvMedia(d), ...columnarMedia(d) },
       },
       304: { $ref: '#/components/responses/NotModified' },
-      400: problemRef('invalid-parameter'),
-      401: problemRef('unauthorized'),
-      403: problemRef('forbidden'),
-      408: problemRef('request-timeout'),
-      429: problemRef('rate-limited'),
-      431: problemRef('headers-too-large'),
-      500: problemRef('internal'),
-      503: problemRef('unavailable'),
+      ...keyedRouteProblems(),
     },
   };
 }
