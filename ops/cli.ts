@@ -79,8 +79,13 @@ function printWelcome(config: Config, key: string, issued: boolean): void {
   out(`  curl ${h} '${base}/api/v1/hotspots?format=csv&country=PT' # as CSV, Portugal only`);
   out(`  curl ${h} '${base}/api/v1/fire-danger?level=adminArea'    # FWI series, default model`);
   out(`  curl ${h} '${base}/api/v1/sensor-readings?format=csv'`);
+  out(`  curl ${h} '${base}/api/v1/hotspots/aggregate?from=${monthAgo()}&groupBy=country&stats=frp.sum&format=csv' # daily counts and FRP per country`);
+  out(`  ${base}/api/v1/ogc   # OGC API - Features: open it in a browser, or add it in QGIS (the key as a Basic password)`);
   out(`  curl '${base}/readyz'                                       # dataset availability, no key\n`);
 }
+
+/** The day 30 days ago: the demo data's first day, so the aggregate example has something to count. */
+const monthAgo = () => new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
