@@ -30,6 +30,7 @@ export function aggregateColumnList(shape: AggregateShape): AggregateColumn[] {
 }
 
 const num = (v: DuckDBValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
 
 /** The cell polygon, counter-clockwise from its south-west corner (RFC 7946 exterior ring). */
 function cellPolygon(x: number, y: number, hundredths: number): AggregateGeometry {
@@ -43,7 +44,8 @@ export type RowValue = (name: string) => DuckDBValue | undefined;
 /** A stat's value: DuckDB's for counts, minima and maxima; exact sums and means rounded once here; null over no finite values. */
 function statValue(row: RowValue, stat: AggregateShape['stats'][number], i: number, cols: AggregateColumns, totals: ReturnType<typeof laneTotals>): number | null {
   if (!('fn' in stat)) return Number(row('n'));
-  if (stat.fn !== 'sum' && stat.fn !== 'mean') return num(row(`s${i}`));
+  // Not finite: null, as for sums and as every format writes it (a cached answer, kept as JSON, could hold nothing else); -0 is 0.
+  if (stat.fn !== 'sum' && stat.fn !== 'mean') return finiteOrNull(num(row(`s${i}`)));
   const j = cols.summed.indexOf(stat.column);
   const [count, nonFinite] = [Number(row(`c${j}`)), Number(row(`f${j}`))];
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
