@@ -76,5 +76,9 @@ export function modelProblems(model: CorrectionModel, fileId: string): string[] 
 export const stationProblems = (model: CorrectionModel, stations: ReadonlySet<string>): string[] =>
   model.rules.flatMap((r, i) => (r.stationId !== '*' && !stations.has(r.stationId) ? [`rules[${i}]: unknown station ${r.stationId}`] : []));
 
-/** zod's complaints as one line each, with the path of the value. */
-export const schemaProblems = (error: z.ZodError): string[] => error.issues.map((i) => `${i.path.length ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : 'the model'}: ${i.message}`);
+/**
+ * zod's complaints as one line each, with the path of the value. Unknown members are not named:
+ * zod quotes them, and the lines reach /readyz, which is read without a key.
+ */
+export const schemaProblems = (error: z.ZodError): string[] =>
+  error.issues.map((i) => `${i.path.length ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : 'the model'}: ${i.code === 'unrecognized_keys' ? `${i.keys.length} unknown member(s)` : i.message}`);

@@ -33,4 +33,12 @@ describe('published correction models', () => {
     expect(loaded.failing).toEqual([{ path: 'sensor-readings/_corrections/bad.json', problem: 'rules[0].factor: Invalid input: expected number, received string' }]);
     await expect(chooseCorrection(store, sensorReadings, 'good')).rejects.toThrow(CorrectionsUnavailableError);
   });
+
+  // The problems reach /readyz, read without a key: a member's name is the file's own text.
+  it('names no unknown member of a model file, only where it is and how many', async () => {
+    const dir = await tempDir();
+    await publish(dir, { ...at('noted', '2025-09-01T00:00:00Z'), 'internal note: ask J. Doe': 1 });
+    const loaded = await new CorrectionStore(dir).load(sensorReadings);
+    expect(loaded.failing).toEqual([{ path: 'sensor-readings/_corrections/noted.json', problem: 'the model: 1 unknown member(s)' }]);
+  });
 });
