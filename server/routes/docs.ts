@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import type { AppContext } from '../app-context.ts';
 import { docsAssets, DocsQuery, DOCS_PAGE_CSP, renderDocsPage } from '../openapi/docs-page.ts';
 import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '../openapi/document.ts';
-import { prefersHtml } from '../media-types.ts';
+import { weightedList } from '../weighted-list.ts';
 import { Problem, invalidParameters } from '../problems.ts';
 import { parameterErrors } from '../query-params.ts';
 
@@ -15,12 +15,22 @@ import { parameterErrors } from '../query-params.ts';
  */
 const YAML_1_1 = { version: '1.1', defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' } as const;
 
+/**
+ * v1 sends the page only to an Accept that names text/html and not application/json, as a
+ * browser's does: a request naming JSON gets the document, as it always did, however it weighs
+ * text/html (the OGC pages weigh the two). A weight of 0 names nothing: `text/html;q=0` is no page.
+ */
+function asksForPage(header: string | undefined): boolean {
+  const names = (type: string) => weightedList(header ?? '').some((e) => e.value === type && e.q > 0);
+  return names('text/html') && !names('application/json');
+}
+
 function docsFormat(request: FastifyRequest): 'json' | 'yaml' | 'html' {
   const raw = request.query as Record<string, unknown>;
   const parsed = DocsQuery.safeParse(raw);
   if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(DocsQuery.shape)));
   // A browser following a problem `type` link asks for text/html and should land on the page, not on JSON.
-  return parsed.data.format ?? (prefersHtml(request.headers.accept) ? 'html' : 'json');
+  return parsed.data.format ?? (asksForPage(request.headers.accept) ? 'html' : 'json');
 }
 
 /** GET /api/v1/docs (no key): the contract, built per request so values that come from the data are current. */
