@@ -73,7 +73,10 @@ function closeIdleWhileClosing(app: FastifyInstance): void {
   });
   app.addHook('preClose', async () => {
     closing = true;
-    for (const socket of opened) if (socket.bytesRead === 0) socket.destroy();
+    // After this turn's reads: a request already waiting in the kernel's buffer is read, and served.
+    setImmediate(() => {
+      for (const socket of opened) if (socket.bytesRead === 0) socket.destroy();
+    });
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
