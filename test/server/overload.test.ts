@@ -31,13 +31,6 @@ async function saturate(s: TestServer, queued: number): Promise<() => Promise<vo
   };
 }
 
-/**
- * The largest Retry-After for `ahead` requests when the only hand-out was at `handedOutMs`: the
- * meter counts from the start of that hand-out's second, so its pace is at least one per
- * (time since then + 1 s).
- */
-const drainBound = (ahead: number, handedOutMs: number) => Math.ceil(ahead * ((Date.now() - handedOutMs) / 1000 + 1));
-
 let dir: string;
 let server: TestServer | null = null;
 let free: (() => Promise<void>) | null = null;
@@ -54,14 +47,14 @@ afterEach(async () => {
 describe('overload: refusals are quick, cheap and say when to come back', () => {
   it('a queue-full 503 gives Retry-After from the pace the queue drains at, not RETRY_AFTER_SECONDS', async () => {
     server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60', REFUSAL_HOLD_MS: '0' });
-    // One hand-out (the test's own) at most one second plus the test's own time ago, 2 waiting + this one = 3 ahead.
-    const handedOut = Date.now();
+    // One hand-out (the test's own) in the meter: at most one a second, 2 waiting + this one = 3 ahead. How the pace
+    // turns into seconds is drain-meter.test.ts's subject (a fixed clock); here: the pace, not RETRY_AFTER_SECONDS.
     free = await saturate(server, 2);
     const r = await server.get(DAY);
     expect(r.status).toBe(503);
     const seconds = Number(r.headers.get('retry-after'));
     expect(seconds).toBeGreaterThanOrEqual(3);
-    expect(seconds).toBeLessThanOrEqual(drainBound(3, handedOut));
+    expect(seconds).toBeLessThan(60);
     expect(((await r.json()) as { detail: string }).detail).toMatch(/capacity/);
   });
 
@@ -101,7 +94,6 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
   it('a queue-full refusal is held for REFUSAL_HOLD_MS, at most the drain time; Retry-After counts from when it is sent', async () => {
     server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '2', RETRY_AFTER_SECONDS: '60', REFUSAL_HOLD_MS: '1500' });
     // As in the first test: 3 to 6 s to drain when refused, so the whole hold applies.
-    const handedOut = Date.now();
     free = await saturate(server, 2);
     const started = performance.now();
     const r = await server.get(DAY);
@@ -111,7 +103,7 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
     const seconds = Number(r.headers.get('retry-after'));
     expect(Number.isInteger(seconds)).toBe(true);
     expect(seconds).toBeGreaterThanOrEqual(2);
-    expect(seconds).toBeLessThanOrEqual(drainBound(3, handedOut) - 1);
+    expect(seconds).toBeLessThan(60);
   });
 
   it('a client that hangs up during the hold costs nothing: no warning, and the next client gets its answer', async () => {
