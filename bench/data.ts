@@ -4,6 +4,7 @@ import { open, readdir, readFile, rm, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { REPO_ROOT, type BenchOptions, type DayWindow } from './options.ts';
+import { ownChild } from './children.ts';
 
 /** Written when generation starts (complete: false) and again when it ends (complete: true). */
 const MARKER = '_bench-data.json';
@@ -39,7 +40,7 @@ function runDemoData(o: BenchOptions): Promise<void> {
   const args = ['bin/fire-api.js', 'demo-data', '--out', o.dataDir, '--end', o.end, '--days', String(o.days), '--scale', String(o.scale), '--seed', String(o.seed)];
   return new Promise((resolve, reject) => {
     // The project's own CLI, in its own process: the bench measures the shipped generator's output.
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = ownChild(spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] }));
     child.once('error', reject);
     child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`demo-data failed (code ${code}, signal ${signal})`))));
   });

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { REPO_ROOT } from './options.ts';
 import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
+import { ownChild } from './children.ts';
 
 const VIIRS = 'latitude, longitude, bright_ti4, scan, track, acq_date, acq_time, satellite, instrument, confidence, version, bright_ti5, frp, daynight';
 const MODIS = 'latitude, longitude, brightness, scan, track, acq_date, acq_time, satellite, instrument, confidence, version, bright_t31, frp, daynight';
@@ -21,7 +22,7 @@ const q = (text: string) => `'${text.replaceAll("'", "''")}'`;
 function fireApi(args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['bin/fire-api.js', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = ownChild(spawn(process.execPath, ['bin/fire-api.js', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] }));
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`fire-api ${args[0]} exited ${code}`))));
   });

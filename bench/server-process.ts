@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { ownChild } from './children.ts';
 import { REPO_ROOT } from './options.ts';
 
 export interface ServerProcess {
@@ -61,11 +62,13 @@ export async function startServer(
   parentEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<ServerProcess> {
   const port = Number(env.PORT);
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/fire-api.js', 'serve'], {
-    cwd: REPO_ROOT,
-    env: { ...parentEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = ownChild(
+    spawn(process.execPath, [...nodeArgs, 'bin/fire-api.js', 'serve'], {
+      cwd: REPO_ROOT,
+      env: { ...parentEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   if (child.pid === undefined) throw new Error('could not start the server process');
   const lines: string[] = [];
   keepTail(child, lines);
