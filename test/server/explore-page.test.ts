@@ -1,11 +1,12 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium as playwright, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
+import { exploreUrl, openView as open, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
 
 // The explorer in headless Chromium, as a person uses it: open a view (no key needed for the
 // page), type the key once, read the exact count, download. Counts are checked against the data
@@ -36,46 +37,12 @@ async function rowsServed(dataset: string, params: Record<string, string>): Prom
   }
 }
 
-interface Tab {
-  tab: Page;
-  requests: string[];
-}
+const explore = (params: Record<string, string>) => exploreUrl(server.url, params);
 
-async function withBrowser<T>(executablePath: string, use: (open: (viewport?: { width: number; height: number }) => Promise<Tab>) => Promise<T>): Promise<T> {
-  const browser = await playwright.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
-  try {
-    const context = await browser.newContext({ acceptDownloads: true });
-    return await use(async (viewport = { width: 1280, height: 800 }) => {
-      const tab = await context.newPage();
-      await tab.setViewportSize(viewport);
-      const requests: string[] = [];
-      tab.on('request', (r) => requests.push(r.url()));
-      return { tab, requests };
-    });
-  } finally {
-    await browser.close();
-  }
-}
-
-const explore = (params: Record<string, string>) => `${server.url}/api/v1/explore?${new URLSearchParams(params)}`;
-
-/** Opens a view; types the key when the page asks for it; waits until the view is drawn. */
 async function openView(tab: Page, params: Record<string, string>): Promise<void> {
-  await tab.goto(explore(params));
-  await tab.waitForFunction(() => !(document.getElementById('key-form') as HTMLFormElement).hidden || document.body.hasAttribute('data-ready'));
-  if (await tab.isVisible('#key-form')) {
-    await tab.fill('#key', server.key);
-    await tab.click('#key-form button');
-  }
+  await open(tab, explore(params), server.key);
   await settled(tab);
 }
-
-async function settled(tab: Page): Promise<void> {
-  await tab.waitForSelector('body[data-ready]', { timeout: 30_000 });
-  expect(await tab.getAttribute('body', 'data-ready'), (await tab.textContent('#status')) ?? '').toBe('true');
-}
-
-const shownCount = async (tab: Page) => Number((await tab.textContent('#row-count'))!.replace(/,/g, ''));
 
 const VIEWS: { dataset: string; params: Record<string, string> }[] = [
   { dataset: 'hotspots', params: { from: '2025-08-01T00:00:00', to: '2025-08-03T00:00:00' } },

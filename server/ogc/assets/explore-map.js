@@ -3,12 +3,15 @@
 (function () {
   'use strict';
   var X = window.Explore;
-  var map, box = null, layer = null;
+  var map, box = null, layer = null, canvas = null;
   var CELLS = [10, 5, 2, 1, 0.5, 0.25, 0.1, 0.05, 0.01];
 
   X.initMap = function (onMove) {
-    // Canvas: a year's grid holds tens of thousands of cells.
-    map = L.map('map', { preferCanvas: true, minZoom: 1, worldCopyJump: false }).setView([30, 0], 2);
+    map = L.map('map', { minZoom: 1, worldCopyJump: false }).setView([30, 0], 2);
+    // The grid on a canvas (a year's grid holds tens of thousands of cells); rows as SVG, each an element one can click.
+    // Its own pane under the rows', so an empty canvas left by a grid never covers them.
+    map.createPane('grid').style.zIndex = 350;
+    canvas = L.canvas({ pane: 'grid' });
     fetch(X.config.assets + '/world.json').then(function (r) { return r.json(); }).then(function (land) {
       L.geoJSON(land, { interactive: false, style: { color: '#8a8a8a', weight: 1, fillColor: '#e8e4da', fillOpacity: 1 } }).addTo(map).bringToBack();
     });
@@ -100,6 +103,7 @@
     var values = fc.features.map(function (f) { return f.properties[stat] || 0; });
     var max = Math.max.apply(null, values.concat([1]));
     var grid = L.geoJSON(fc, {
+      renderer: canvas,
       style: function (f) { return { stroke: false, fillOpacity: 0.75, fillColor: colour(Math.log1p(Math.max(0, f.properties[stat] || 0)) / Math.log1p(max)) }; },
       onEachFeature: function (f, l) { l.bindPopup(popup(f.properties)); },
     });
@@ -110,7 +114,7 @@
   X.drawFeatures = function (fc, kind, onPick) {
     var features = L.geoJSON(fc, {
       pointToLayer: function (f, latlng) { return L.circleMarker(latlng, { radius: 5, color: '#7f0000', weight: 1, fillColor: '#e34a33', fillOpacity: 0.8 }); },
-      style: { color: '#b22222', weight: 2, fillOpacity: 0.3 },
+      style: function (f) { return f.geometry && f.geometry.type !== 'Point' ? { color: '#b22222', weight: 2, fillOpacity: 0.3 } : {}; },
       onEachFeature: function (f, l) {
         l.bindPopup(popup(f.properties));
         if (onPick) l.on('click', function () { onPick(f); });

@@ -1,0 +1,107 @@
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeChain } from '../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { CHAIN, writeSampleData } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { chromium, needService } from '../helpers/services.ts';
+import { drawn, exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+
+// What each dataset's view draws, and how the page narrows it and says why it cannot show one.
+const CHROMIUM = chromium();
+
+let server: TestServer;
+beforeAll(async () => {
+  const dataDir = await writeSampleData();
+  await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 300, 2, 60);
+  server = await startServer(dataDir, { ROW_LIMIT: '100' });
+}, 60_000);
+afterAll(() => server.close());
+
+async function show(tab: Page, params: Record<string, string>, s = server): Promise<void> {
+  await openView(tab, exploreUrl(s.url, params), s.key);
+  await settled(tab);
+}
+
+/** Drags across the bar of one bucket, from its left edge to its right edge. */
+async function dragAcross(tab: Page, bucket: string): Promise<void> {
+  const bar = tab.locator('#chart rect.bar', { has: tab.locator('title', { hasText: bucket }) });
+  const box = (await bar.boundingBox())!;
+  await tab.mouse.move(box.x + 1, box.y + box.height / 2);
+  await tab.mouse.down();
+  await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  await tab.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 4 });
+  await tab.mouse.up();
+}
+
+describe('the explorer\'s views in Chromium', () => {
+  it('dragging across the counts narrows the window to those buckets; a detection opens its properties', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-01T00:00', to: '2025-08-08T00:00' });
+      expect(await tab.locator('#chart rect.bar').count()).toBe(3);
+      await dragAcross(tab, '2025-08-02 00:00:00');
+      await settled(tab);
+      expect(await tab.inputValue('#from')).toBe('2025-08-02T00:00');
+      expect(await tab.inputValue('#to')).toBe('2025-08-03T00:00');
+      expect(new URL(tab.url()).searchParams.get('from')).toBe('2025-08-02T00:00');
+      expect(await shownCount(tab)).toBe(1);
+      expect(await tab.getAttribute('body', 'data-layer')).toBe('detections');
+      await tab.locator('.leaflet-overlay-pane path.leaflet-interactive').first().click();
+      await tab.waitForSelector('.leaflet-popup-content table.props');
+      expect(await tab.textContent('.leaflet-popup-content')).toContain('h4');
+    });
+  });
+
+  it('sensor readings: the stations on the map and a series per station; a station clicked is filtered on', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'sensor-readings', from: '2025-08-01T00:00', to: '2025-08-02T00:00', quantity: 'airTemperatureC' });
+      expect(await tab.getAttribute('body', 'data-layer')).toBe('stations');
+      expect(await tab.getAttribute('body', 'data-drawn')).toBe('2');
+      expect(await tab.locator('#series-legend li').allTextContents()).toEqual(['ST0001', 'ST0002']);
+      expect(await tab.textContent('#series-caption')).toContain('airTemperatureC per hour and stationId');
+      await tab.locator('.leaflet-overlay-pane path.leaflet-interactive').first().click();
+      await settled(tab);
+      const station = new URL(tab.url()).searchParams.get('stationId');
+      expect(['ST0001', 'ST0002']).toContain(station);
+      expect(await tab.locator('#series-legend li').allTextContents()).toEqual([station]);
+    });
+  });
+
+  it('fire danger: a series per area code for the model and level chosen, no map', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'fire-danger', from: '2025-08-01T00:00', to: '2025-08-03T00:00', model: 'cffdrs-era5', level: 'adminArea', quantity: 'FWI' });
+      expect(await shownCount(tab)).toBe(1);
+      expect(await tab.locator('#series-legend li').allTextContents()).toEqual(['PT11']);
+      expect(await tab.isHidden('#map')).toBe(true);
+      expect(await tab.inputValue('#filter-model')).toBe('cffdrs-era5');
+    });
+  });
+
+  it('a dataset that cannot be served, and too many requests, are said in words with the wait', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    const dataDir = await writeSampleData();
+    await writeChain(dataDir, 'hotspots', { ...CHAIN, available: false, message: 'feed paused for maintenance' });
+    const other = await startServer(dataDir, { RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      await withBrowser(executablePath, async (open) => {
+        const { tab } = await open();
+        await openView(tab, exploreUrl(other.url, { dataset: 'hotspots', from: '2025-08-01T00:00', to: '2025-08-02T00:00' }), other.key);
+        expect(await drawn(tab)).toBe('error');
+        expect(await tab.textContent('#status')).toMatch(/^The data cannot be served just now \(503\)\. The hotspots data .+ Try again in \d+ s\.$/);
+        // Two requests a minute, both spent on the view above (its count and its chart): the next view is refused.
+        await tab.click('[data-days="7"]');
+        expect(await drawn(tab)).toBe('error');
+        expect(await tab.textContent('#status')).toMatch(/^Too many requests with this key \(429\)\..* Try again in \d+ s\.$/);
+      });
+    } finally {
+      await other.close();
+    }
+  });
+});
