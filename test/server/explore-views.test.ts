@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeChain } from '../helpers/fixtures.ts';
+import { fireApi } from '../helpers/cli.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { CHAIN, writeSampleData } from '../helpers/sample-data.ts';
+import { CHAIN, parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
 import { drawn, exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
@@ -81,6 +83,27 @@ describe('the explorer\'s views in Chromium', () => {
       expect(await tab.locator('#series-legend li').allTextContents()).toEqual(['PT11']);
       expect(await tab.isHidden('#map')).toBe(true);
       expect(await tab.inputValue('#filter-model')).toBe('cffdrs-era5');
+    });
+  });
+
+  it('past ROW_LIMIT, the extract command given walks the whole view, and the OGC items URL serves its rows', { timeout: 120_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-05T00:00', to: '2025-08-06T00:00', country: 'PT' });
+      expect(await shownCount(tab)).toBe(300);
+      const command = (await tab.textContent('#extract-command'))!.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1'));
+      expect(command.slice(0, 2)).toEqual(['fire-api', 'extract']);
+      const out = path.join(await tempDir(), 'walked.csv');
+      const args = command.slice(1).map((w, i, all) => (all[i - 1] === '--out' ? out : w));
+      const run = await fireApi(args, { FIRE_API_KEY: server.key });
+      expect(run.code, run.stderr).toBe(0);
+      expect(parseCsv(await readFile(out, 'utf8')).length - 1).toBe(300);
+      const items = await server.get(new URL((await tab.textContent('#ogc-url'))!).pathname + new URL((await tab.textContent('#ogc-url'))!).search);
+      const page = (await items.json()) as { features: { properties: { acquiredAtUtc: string; country: string } }[] };
+      expect(items.status).toBe(200);
+      expect(page.features.length).toBeGreaterThan(0);
+      for (const f of page.features) expect(f.properties.acquiredAtUtc.slice(0, 10) + f.properties.country).toBe('2025-08-05PT');
     });
   });
 

@@ -98,4 +98,6 @@
   /** The form a datetime-local input and the URL hold: UTC, to the second, no offset. */
   X.toInput = function (ms) { return new Date(ms).toISOString().slice(0, 19); };
   X.groups = function (n) { return Number(n).toLocaleString('en'); };
+  /** `3 detections`, `1 detection`. */
+  X.counted = function (n, one, many) { return X.groups(n) + ' ' + (n === 1 ? one : many); };
 })();

@@ -121,5 +121,7 @@
       },
     });
     setLayer(features, kind, fc.features.length);
+    // To the rows drawn: a perimeter or a few detections are specks on the world.
+    if (fc.features.length) map.fitBounds(features.getBounds(), { maxZoom: 8, padding: [24, 24] });
   };
 })();

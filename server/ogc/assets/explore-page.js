@@ -60,14 +60,14 @@
     return aggregate(extra, gridController.signal).then(function (r) {
       X.drawGrid(r.body, stat);
       var cut = r.body.meta.truncated;
-      note(X.groups(r.body.features.length) + ' cells of ' + cell + '° coloured by ' + stat + (cut ? ' (cut at the aggregate limit: zoom in or narrow the window)' : '') + '; zoom in for finer cells, click one for its numbers.');
+      note(X.counted(r.body.features.length, 'cell', 'cells') + ' of ' + cell + '° coloured by ' + stat + (cut ? ' (cut at the aggregate limit: zoom in or narrow the window)' : '') + '; zoom in for finer cells, click one for its numbers.');
     });
   }
 
-  function drawRows(kind, text) {
+  function drawRows(kind, one) {
     return X.get('/api/v1/' + view.dataset, X.dataParams(view), { signal: controller.signal }).then(function (r) {
       X.drawFeatures(r.body, kind);
-      note(X.groups(r.body.features.length) + ' ' + text + ' drawn; click one for its properties.');
+      note(X.counted(r.body.features.length, one, kind) + ' drawn; click one for its properties.');
     });
   }
 
@@ -78,7 +78,7 @@
         $('filter-stationId').value = f.properties.stationId;
         show(X.readForm());
       });
-      note(X.groups(r.body.features.length) + ' stations; click one to see its series alone.');
+      note(X.counted(r.body.features.length, 'station', 'stations') + '; click one to see its series alone.');
     });
   }
 
@@ -87,7 +87,7 @@
     if (d.geometry === 'station') return drawStations();
     if (d.geometry === 'none') return X.clearLayer(), note('');
     // Never more than one response holds: what is drawn is all there is.
-    if (n > 0 && n <= Math.min(DRAW_LIMIT, X.config.rowLimit)) return drawRows(d.geometry === 'wkb' ? 'perimeters' : 'detections', d.geometry === 'wkb' ? 'perimeters' : 'detections');
+    if (n > 0 && n <= Math.min(DRAW_LIMIT, X.config.rowLimit)) return d.geometry === 'wkb' ? drawRows('perimeters', 'perimeter') : drawRows('detections', 'detection');
     if (d.grid) return (mode = 'grid'), refreshGrid();
     X.clearLayer();
     note(n ? X.groups(n) + ' rows are too many to draw: narrow the window or the box to at most ' + X.groups(Math.min(DRAW_LIMIT, X.config.rowLimit)) + '.' : 'Nothing in this view.');

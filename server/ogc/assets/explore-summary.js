@@ -31,13 +31,21 @@
     return parts.join(' ');
   }
 
+  /** The instant 1 µs before `to` (the API's echo: whole seconds, or up to six decimals). */
+  function lastMicrosecond(to) {
+    var m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(to);
+    if (!m) return to;
+    var micros = Number((m[2] || '').padEnd(6, '0'));
+    if (micros > 0) return m[1] + '.' + String(micros - 1).padStart(6, '0') + 'Z';
+    return new Date(Date.parse(m[1] + 'Z') - 1000).toISOString().slice(0, 19) + '.999999Z';
+  }
+
   /** The same rows for QGIS: OGC API items, whose datetime end is inclusive (our `to` is not). */
   function ogcUrl(view, window) {
     var p = X.dataParams(view);
     delete p.from;
     delete p.to;
-    var last = new Date(Date.parse(window.to) - 1000).toISOString().slice(0, 19) + '.999999Z';
-    p.datetime = window.from + '/' + last;
+    p.datetime = window.from + '/' + lastMicrosecond(window.to);
     return location.origin + '/api/v1/ogc/collections/' + view.dataset + '/items?' + X.query(p);
   }
 
