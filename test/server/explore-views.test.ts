@@ -65,7 +65,7 @@ describe('the explorer\'s views in Chromium', () => {
       expect(await tab.getAttribute('body', 'data-layer')).toBe('stations');
       expect(await tab.getAttribute('body', 'data-drawn')).toBe('2');
       expect(await tab.locator('#series-legend li').allTextContents()).toEqual(['ST0001', 'ST0002']);
-      expect(await tab.textContent('#series-caption')).toContain('airTemperatureC per hour and stationId');
+      expect(await tab.textContent('#series-caption')).toContain('airTemperatureC per hour and stationId.');
       await tab.locator('.leaflet-overlay-pane path.leaflet-interactive').first().click();
       await settled(tab);
       const station = new URL(tab.url()).searchParams.get('stationId');

@@ -93,8 +93,9 @@
     note(n ? X.groups(n) + ' rows are too many to draw: narrow the window or the box to at most ' + X.groups(Math.min(DRAW_LIMIT, X.config.rowLimit)) + '.' : 'Nothing in this view.');
   }
 
-  /** Mean of the chosen quantity per bucket, one line per station or area code. */
-  function drawSeries(d, iv, span) {
+  /** Mean of the chosen quantity per bucket, one line per station or area code; weeks past three months, so a year of every station stays one answer. */
+  function drawSeries(d, span) {
+    var days = (span.to - span.from) / 86400000, iv = days <= 3 ? 'hour' : days <= 92 ? 'day' : 'week';
     var q = view.quantity || d.measures[0], key = d.keys[0], stat = q + '.mean';
     return aggregate({ interval: iv, groupBy: key, stats: stat }).then(function (r) {
       var by = {};
@@ -105,7 +106,9 @@
       var names = Object.keys(by).sort();
       var shown = names.slice(0, SERIES_SHOWN).map(function (n) { return { name: n, points: by[n] }; });
       $('series').hidden = false;
-      $('series-caption').textContent = 'Mean ' + q + ' per ' + iv + ' and ' + key + (names.length > SERIES_SHOWN ? ': the first ' + SERIES_SHOWN + ' of ' + names.length + ' (filter by ' + key + ' for others)' : '');
+      var next = r.body.meta.next;
+      var cut = r.body.meta.truncated ? ' Cut at the aggregate limit' + (next ? ' before ' + next.from : '') + ': narrow the window or filter by ' + key + '.' : '';
+      $('series-caption').textContent = 'Mean ' + q + ' per ' + iv + ' and ' + key + (names.length > SERIES_SHOWN ? ': the first ' + SERIES_SHOWN + ' of ' + names.length + ' (filter by ' + key + ' for others)' : '') + '.' + cut;
       var colours = X.lineChart($('series-chart'), shown, span);
       var legend = $('series-legend');
       while (legend.firstChild) legend.removeChild(legend.firstChild);
@@ -135,7 +138,7 @@
     });
     var charted = aggregate({ interval: iv }).then(function (r) { drawCounts(r.body, iv, span); });
     var mapped = counted.then(function (n) { return drawLayer(d, n); });
-    var series = d.geometry === 'station' || d.geometry === 'none' ? drawSeries(d, iv, span) : null;
+    var series = d.geometry === 'station' || d.geometry === 'none' ? drawSeries(d, span) : null;
     var mine = controller;
     Promise.all([counted, charted, mapped, series]).then(function () { if (mine === controller) document.body.setAttribute('data-ready', 'true'); }).catch(fail);
   }
