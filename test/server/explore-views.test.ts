@@ -57,6 +57,24 @@ describe('the explorer\'s views in Chromium', () => {
     });
   });
 
+  it('the grid\'s cells follow the zoom: finer cells, asked for the view only, after zooming in', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab, requests } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-01T00:00', to: '2025-08-08T00:00' });
+      expect(await tab.getAttribute('body', 'data-layer')).toBe('grid');
+      expect(await tab.textContent('#map-note')).toMatch(/^1 cell of 5° coloured by count/);
+      // One zoom step at a time (a click during Leaflet's zoom animation is not a step): 2°, then 1°.
+      for (const cell of ['2', '1']) {
+        await tab.click('.leaflet-control-zoom-in');
+        await tab.waitForFunction((c) => new RegExp(`cells? of ${c}° `).test(document.getElementById('map-note')!.textContent ?? ''), cell);
+      }
+      const grid = requests.filter((u) => u.includes('groupBy=grid'));
+      expect(new URL(grid.at(-1)!).searchParams.get('cell')).toBe('1');
+      expect(new URL(grid.at(-1)!).searchParams.get('bbox')).toMatch(/^-?[\d.]+,-?[\d.]+,-?[\d.]+,-?[\d.]+$/);
+    });
+  });
+
   it('sensor readings: the stations on the map and a series per station; a station clicked is filtered on', { timeout: 90_000 }, async (ctx) => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {
