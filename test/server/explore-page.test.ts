@@ -107,7 +107,7 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
     });
   });
 
-  it('#download-csv saves the CSV endpoint\'s bytes for the view; a window past ROW_LIMIT is drawn as a grid', { timeout: 120_000 }, async (ctx) => {
+  it('#download-csv saves the CSV endpoint\'s bytes for the view (GeoParquet and Arrow theirs, GeoJSON its features); a window past ROW_LIMIT is drawn as a grid', { timeout: 120_000 }, async (ctx) => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {
       const { tab, requests } = await open();
@@ -119,6 +119,18 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
       expect(saved.length).toBeGreaterThan(100);
       expect(saved.equals(endpoint)).toBe(true);
       expect(await tab.textContent('#csv-url')).toBe(`${server.url}/api/v1/hotspots?${new URLSearchParams({ ...view, format: 'csv' })}`);
+      // GeoParquet and Arrow carry no clock: the same bytes as the endpoint's. GeoJSON's meta has the data's age: its features are the same.
+      const endpointBytes = async (accept: string) => Buffer.from(await (await server.get(`/api/v1/hotspots?${new URLSearchParams(view)}`, { headers: { accept } })).arrayBuffer());
+      const savedBytes = async (id: string) => {
+        const [file] = await Promise.all([tab.waitForEvent('download'), tab.click(id)]);
+        return readFile((await file.path())!);
+      };
+      expect((await savedBytes('#download-parquet')).equals(await endpointBytes('application/vnd.apache.parquet'))).toBe(true);
+      expect((await savedBytes('#download-arrow')).equals(await endpointBytes('application/vnd.apache.arrow.stream'))).toBe(true);
+      const features = (bytes: Buffer) => (JSON.parse(bytes.toString('utf8')) as { features: unknown[] }).features;
+      const geojson = features(await savedBytes('#download-geojson'));
+      expect(geojson).toHaveLength(ROW_LIMIT);
+      expect(geojson).toEqual(features(await endpointBytes('application/geo+json')));
       // 300 rows on the 5th: more than one response holds, so the map shows aggregate cells.
       expect(await tab.getAttribute('body', 'data-layer')).toBe('grid');
       expect(Number(await tab.getAttribute('body', 'data-drawn'))).toBeGreaterThan(0);
