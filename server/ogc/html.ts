@@ -14,6 +14,9 @@ import { prefersHtml } from '../media-types.ts';
 /** Where the pages' files are served (no key). */
 export const OGC_ASSETS = '/api/v1/ogc/assets';
 
+/** The explorer page (routes/explore.ts), linked from every OGC page. */
+export const EXPLORE_PATH = '/api/v1/explore';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers `f=html` (or a browser's Accept) with a page that holds no data: no key needed for that. */
@@ -77,7 +80,7 @@ ${scripts}
 /** The OGC pages: everything they show is drawn by ogc-page.js from the JSON of the same URL. */
 export function renderShell(title: string, assetsPath: string): string {
   const home = `<a href="${escapeHtml(assetsPath.replace(/\/assets$/, ''))}?f=html">${escapeHtml(title)}</a>`;
-  const header = `${home} · OGC API – Features · <a href="/api/v1/explore">Explore the data</a> · <a href="/api/v1/docs?format=html">API documentation</a>`;
+  const header = `${home} · OGC API – Features · <a href="${EXPLORE_PATH}">Explore the data</a> · <a href="/api/v1/docs?format=html">API documentation</a>`;
   return renderPage({ title, header, main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, assetsPath);
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { FAILING_LISTED } from '../../queries/files/states.ts';
 import { problemRef, queryParameters } from './dataset-operation.ts';
+import { EXPLORE_PATH } from '../ogc/html.ts';
 import { docsAssets, DocsQuery } from './docs-page.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
 
@@ -113,7 +114,7 @@ export function otherPaths(): Record<string, SchemaObject> {
   return {
     '/api/v1/docs': { get: docsOperation() },
     '/api/v1/docs/assets/{asset}': { get: assetOperation() },
-    '/api/v1/explore': { get: exploreOperation() },
+    [EXPLORE_PATH]: { get: exploreOperation() },
     '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
     // 503 takes the node out of a proxy's rotation: DATA_DIR unreadable, or no dataset available.
     '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready: DATA_DIR is readable and at least one dataset is available (file checks still warming or not).', { $ref: componentRef('Readiness') }), {

@@ -2,12 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { aggregateQuerySchema } from '../aggregate-params.ts';
 import type { AppContext } from '../app-context.ts';
-import { EXPLORE_SCRIPTS, OGC_ASSETS, renderPage, sendPage } from '../ogc/html.ts';
+import { EXPLORE_PATH, EXPLORE_SCRIPTS, OGC_ASSETS, renderPage, sendPage } from '../ogc/html.ts';
 import { queryParameters } from '../openapi/dataset-operation.ts';
 import { listFolderValues } from '../openapi/document.ts';
 import type { SchemaObject } from '../openapi/schema-convert.ts';
-
-export const EXPLORE_PATH = '/api/v1/explore';
 
 /** The window and the answer's shape are the page's own controls; every other parameter of the aggregate is a filter input. */
 const NOT_FILTERS = new Set(['from', 'to', 'format', 'interval', 'groupBy', 'cell', 'stats']);
