@@ -75,6 +75,28 @@ describe('the explorer\'s views in Chromium', () => {
     });
   });
 
+  it('is usable from the keyboard: a box typed and Enter, a preset pressed', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-05T00:00', to: '2025-08-06T00:00' });
+      await tab.focus('#bbox');
+      await tab.keyboard.type('-8.03,39.0,-8.0,39.1');
+      await tab.keyboard.press('Enter');
+      await settled(tab);
+      expect(new URL(tab.url()).searchParams.get('bbox')).toBe('-8.03,39.0,-8.0,39.1');
+      const boxed = await shownCount(tab);
+      expect(boxed).toBeGreaterThan(0);
+      expect(boxed).toBeLessThan(300);
+      await tab.focus('[data-days="7"]');
+      await tab.keyboard.press('Enter');
+      await settled(tab);
+      const q = new URL(tab.url()).searchParams;
+      expect(Date.parse(`${q.get('to')}Z`) - Date.parse(`${q.get('from')}Z`)).toBe(7 * 86_400_000);
+      expect(q.get('bbox')).toBe('-8.03,39.0,-8.0,39.1');
+    });
+  });
+
   it('sensor readings: the stations on the map and a series per station; a station clicked is filtered on', { timeout: 90_000 }, async (ctx) => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {
