@@ -80,6 +80,7 @@ function printWelcome(config: Config, key: string, issued: boolean): void {
   out(`  curl ${h} '${base}/api/v1/fire-danger?level=adminArea'    # FWI series, default model`);
   out(`  curl ${h} '${base}/api/v1/sensor-readings?format=csv'`);
   out(`  curl ${h} '${base}/api/v1/hotspots/aggregate?from=${monthAgo()}&groupBy=country&stats=frp.sum&format=csv' # daily counts and FRP per country`);
+  out(`  ${base}/api/v1/explore   # the explorer: open it in a browser, choose a window and a box, see the count, download`);
   out(`  ${base}/api/v1/ogc   # OGC API - Features: open it in a browser, or add it in QGIS (the key as a Basic password)`);
   out(`  curl '${base}/readyz'                                       # dataset availability, no key\n`);
 }

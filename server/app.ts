@@ -27,6 +27,7 @@ import { registerAggregateRoute } from './routes/aggregate.ts';
 import { registerCorrectionsRoute } from './routes/corrections.ts';
 import { registerDatasetRoute } from './routes/dataset.ts';
 import { registerDocsRoute } from './routes/docs.ts';
+import { registerExploreRoute } from './routes/explore.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
 
@@ -210,6 +211,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
   registerOperationRoutes(app, context, engine, () => checks?.warming() ?? false);
   registerDocsRoute(app, context);
   registerOgcAssets(app);
+  registerExploreRoute(app, context);
   keys.watch(config.keysReloadMs);
   app.addHook('onClose', async () => {
     keys.stop();

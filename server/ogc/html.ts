@@ -14,6 +14,9 @@ import { prefersHtml } from '../media-types.ts';
 /** Where the pages' files are served (no key). */
 export const OGC_ASSETS = '/api/v1/ogc/assets';
 
+/** The explorer page (routes/explore.ts), linked from every OGC page. */
+export const EXPLORE_PATH = '/api/v1/explore';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers `f=html` (or a browser's Accept) with a page that holds no data: no key needed for that. */
@@ -34,34 +37,60 @@ export const isHtmlShell = (request: FastifyRequest): boolean => request.routeOp
 /** Only our own files (and Leaflet's inline styles and data images): the page loads nothing from elsewhere. */
 export const OGC_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The page: everything it shows is drawn by ogc-page.js from the JSON of the same URL. */
-export function renderShell(title: string, assetsPath: string): string {
+/** What differs between the pages: their title, header, body, own scripts and style; the frame, Leaflet and the key form are shared. */
+export interface PageParts {
+  title: string;
+  /** HTML of the header line, after the title link. */
+  header: string;
+  /** HTML between the status line and the scripts. */
+  main: string;
+  scripts: readonly string[];
+  style: string;
+  /** Extra attributes of <body>: configuration the script reads (never data, never a key). */
+  data?: Readonly<Record<string, string>>;
+}
+
+const KEY_FORM = `<form id="key-form" hidden><label>Your key <input id="key" type="password" autocomplete="off" required></label> <button>Use it for this tab</button>
+<p>It stays in this tab (sessionStorage) and goes only in the Authorization header of this page's own requests.</p></form>`;
+
+/** A page that holds no data: its scripts ask for the data with the key typed into it. */
+export function renderPage(p: PageParts, assetsPath: string): string {
+  const data = Object.entries(p.data ?? {}).map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`).join('');
+  const scripts = ['leaflet.js', ...p.scripts].map((s) => `<script src="${assetsPath}/${s}"></script>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(p.title)}</title>
 <link rel="stylesheet" href="${assetsPath}/leaflet.css">
-<link rel="stylesheet" href="${assetsPath}/ogc-page.css">
+<link rel="stylesheet" href="${assetsPath}/${p.style}">
 </head>
-<body data-assets="${escapeHtml(assetsPath)}">
-<header><a href="${escapeHtml(assetsPath.replace(/\/assets$/, ''))}?f=html">${escapeHtml(title)}</a> · OGC API – Features · <a href="/api/v1/docs?format=html">API documentation</a></header>
-<form id="key-form" hidden><label>Your key <input id="key" type="password" autocomplete="off" required></label> <button>Use it for this tab</button>
-<p>It stays in this tab (sessionStorage) and goes only in the Authorization header of this page's own requests.</p></form>
+<body data-assets="${escapeHtml(assetsPath)}"${data}>
+<header>${p.header}</header>
+${KEY_FORM}
 <p id="status" role="status">Loading…</p>
-<main id="content"></main>
-<script src="${assetsPath}/leaflet.js"></script>
-<script src="${assetsPath}/ogc-page.js"></script>
+${p.main}
+${scripts}
 </body>
 </html>
 `;
 }
 
-/** The page shell as the answer (CSP: our own files only). */
-export function sendShell(reply: FastifyReply, title: string) {
-  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(renderShell(title, OGC_ASSETS));
+/** The OGC pages: everything they show is drawn by ogc-page.js from the JSON of the same URL. */
+export function renderShell(title: string, assetsPath: string): string {
+  const home = `<a href="${escapeHtml(assetsPath.replace(/\/assets$/, ''))}?f=html">${escapeHtml(title)}</a>`;
+  const header = `${home} · OGC API – Features · <a href="${EXPLORE_PATH}">Explore the data</a> · <a href="/api/v1/docs?format=html">API documentation</a>`;
+  return renderPage({ title, header, main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, assetsPath);
 }
+
+/** A page as the answer (CSP: our own files only). */
+export function sendPage(reply: FastifyReply, html: string) {
+  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(html);
+}
+
+/** The OGC page shell as the answer. */
+export const sendShell = (reply: FastifyReply, title: string) => sendPage(reply, renderShell(title, OGC_ASSETS));
 
 /** The request's own origin, for absolute links: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
 export const requestOrigin = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
@@ -73,6 +102,10 @@ export interface PageAsset {
   file: string;
 }
 
+/** The explorer page's scripts, in the order it loads them (see routes/explore.ts). */
+export const EXPLORE_SCRIPTS = ['explore-api.js', 'explore-chart.js', 'explore-map.js', 'explore-panel.js', 'explore-summary.js', 'explore-page.js'];
+const EXPLORE_FILES = ['explore.css', ...EXPLORE_SCRIPTS];
+
 /** The page's files: Leaflet from npm, our script and style. The world outline is built from world-atlas (see world.ts). */
 export function pageAssets(): Record<string, PageAsset> {
   const leaflet = path.join(moduleDir('leaflet'), 'dist');
@@ -82,5 +115,6 @@ export function pageAssets(): Record<string, PageAsset> {
     'leaflet.css': { contentType: 'text/css; charset=utf-8', file: path.join(leaflet, 'leaflet.css') },
     'ogc-page.js': { contentType: 'text/javascript; charset=utf-8', file: path.join(own, 'ogc-page.js') },
     'ogc-page.css': { contentType: 'text/css; charset=utf-8', file: path.join(own, 'ogc-page.css') },
+    ...Object.fromEntries(EXPLORE_FILES.map((name) => [name, { contentType: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', file: path.join(own, name) }])),
   };
 }

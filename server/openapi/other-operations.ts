@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { FAILING_LISTED } from '../../queries/files/states.ts';
 import { problemRef, queryParameters } from './dataset-operation.ts';
+import { EXPLORE_PATH } from '../ogc/html.ts';
 import { docsAssets, DocsQuery } from './docs-page.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';
 
@@ -89,6 +90,21 @@ function assetOperation(): SchemaObject {
   };
 }
 
+/** The page's view state, read by its script (the server sends the same page whatever they hold). */
+const VIEW_STATE = ['dataset', 'from', 'to', 'bbox'].map((name) => ({ name, in: 'query', required: false, description: `The view's ${name}, as the page put it in its URL; the dataset's filters go alongside under their own names. Read by the page's script, not by the server.`, schema: { type: 'string' } }));
+
+function exploreOperation(): SchemaObject {
+  return {
+    operationId: 'getExplorePage',
+    tags: ['Documentation'],
+    summary: 'The explorer page: choose a dataset, a window, a box and filters; see counts, a map and a chart; download exactly that window',
+    description: 'A page that holds no data, served without a key. Its scripts ask the aggregate and data endpoints with the key typed into the page (kept in the tab, sent as a bearer header, never in a URL); its view is in its own URL, so a shared URL shows the same view. Scripts, styles and the world outline come from this service.',
+    security: NO_KEY,
+    parameters: VIEW_STATE,
+    responses: { 200: text('The page.', 'text/html'), 500: problemRef('internal') },
+  };
+}
+
 const operating = (operationId: string, summary: string, response: SchemaObject, more: Record<number, SchemaObject> = {}): SchemaObject => ({
   get: { operationId, tags: ['Operations'], summary, security: NO_KEY, responses: { 200: response, ...more, 500: problemRef('internal') } },
 });
@@ -98,6 +114,7 @@ export function otherPaths(): Record<string, SchemaObject> {
   return {
     '/api/v1/docs': { get: docsOperation() },
     '/api/v1/docs/assets/{asset}': { get: assetOperation() },
+    [EXPLORE_PATH]: { get: exploreOperation() },
     '/healthz': operating('getHealth', 'The process is alive', json('Alive.', { $ref: componentRef('Health') })),
     // 503 takes the node out of a proxy's rotation: DATA_DIR unreadable, or no dataset available.
     '/readyz': operating('getReadiness', 'The engine and key registry are loaded; availability of each dataset, and its data files by check state', json('Ready: DATA_DIR is readable and at least one dataset is available (file checks still warming or not).', { $ref: componentRef('Readiness') }), {

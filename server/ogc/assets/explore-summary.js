@@ -1,0 +1,89 @@
+// What the view holds: its exact row count, whether one request would be cut at the row limit,
+// and the downloads of exactly that window and those filters (fetched with the key, then saved).
+(function () {
+  'use strict';
+  var X = window.Explore;
+  var $ = X.byId;
+  var FORMATS = {
+    csv: { params: { format: 'csv' }, ext: '.csv' },
+    geojson: { params: {}, accept: 'application/geo+json', ext: '.geojson' },
+    parquet: { params: {}, accept: 'application/vnd.apache.parquet', ext: '.parquet' },
+    arrow: { params: {}, accept: 'application/vnd.apache.arrow.stream', ext: '.arrows' },
+  };
+  /** fire-api extract's option for each query parameter (client/args.ts). */
+  var OPTIONS = { country: '--country', model: '--model', level: '--level', series: '--series', stationId: '--station-id', areaCode: '--area-code', correctionModel: '--correction-model' };
+  var current = null;
+
+  X.showCount = function (n) { $('row-count').textContent = n === null ? '…' : X.groups(n); };
+
+  function assign(a, b) { var o = {}; [a, b].forEach(function (x) { Object.keys(x).forEach(function (k) { o[k] = x[k]; }); }); return o; }
+  function shellQuote(s) { return "'" + String(s).replace(/'/g, "'\\''") + "'"; }
+
+  /** The command that walks the whole window into one file with a manifest and citation. */
+  function extractCommand(view, window) {
+    var p = X.dataParams(view);
+    var parts = ['fire-api extract', view.dataset, '--from', window.from, '--to', window.to];
+    Object.keys(OPTIONS).forEach(function (k) { if (p[k]) parts.push(OPTIONS[k], shellQuote(p[k])); });
+    if (p.bbox) parts.push('--bbox=' + p.bbox);
+    // The client asks for simulated=false unless told otherwise.
+    if (view.dataset === 'sensor-readings' && p.simulated !== 'false') parts.push('--include-simulated');
+    parts.push('--base-url', location.origin, '--out', view.dataset + '.csv');
+    return parts.join(' ');
+  }
+
+  /** The instant 1 µs before `to` (the API's echo: whole seconds, or up to six decimals). */
+  function lastMicrosecond(to) {
+    var m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(to);
+    if (!m) return to;
+    var micros = Number((m[2] || '').padEnd(6, '0'));
+    if (micros > 0) return m[1] + '.' + String(micros - 1).padStart(6, '0') + 'Z';
+    return new Date(Date.parse(m[1] + 'Z') - 1000).toISOString().slice(0, 19) + '.999999Z';
+  }
+
+  /** The same rows for QGIS: OGC API items, whose datetime end is inclusive (our `to` is not). */
+  function ogcUrl(view, window) {
+    var p = X.dataParams(view);
+    delete p.from;
+    delete p.to;
+    p.datetime = window.from + '/' + lastMicrosecond(window.to);
+    return location.origin + '/api/v1/ogc/collections/' + view.dataset + '/items?' + X.query(p);
+  }
+
+  /** The count and the window the API used (its echo); the downloads and walk follow them. */
+  X.showSummary = function (view, n, window) {
+    current = view;
+    X.showCount(n);
+    $('window-echo').textContent = 'in [' + window.from + ', ' + window.to + ')';
+    var limit = X.config.rowLimit;
+    var cut = n > limit;
+    $('truncation').textContent = cut ? '— more than ROW_LIMIT (' + X.groups(limit) + '): one request would be truncated, so walk it (below).' : '— one request holds them all (ROW_LIMIT ' + X.groups(limit) + ').';
+    $('truncation').className = cut ? 'cut' : '';
+    $('download-note').textContent = cut ? 'Each download holds the first ' + X.groups(limit) + ' rows only.' : '';
+    $('csv-url').textContent = location.origin + '/api/v1/' + view.dataset + '?' + X.query(assign(X.dataParams(view), FORMATS.csv.params));
+    $('walk').hidden = !cut;
+    $('extract-command').textContent = extractCommand(view, window);
+    $('ogc-url').textContent = ogcUrl(view, window);
+  };
+
+  /** A download needs the key in a header, so not a plain link: fetched, then saved from memory. */
+  function download(name) {
+    if (!current) return;
+    var f = FORMATS[name];
+    var button = $('download-' + name);
+    button.disabled = true;
+    X.status('Downloading ' + name + '…');
+    X.get('/api/v1/' + current.dataset, assign(X.dataParams(current), f.params), { accept: f.accept, blob: true })
+      .then(function (r) {
+        var url = URL.createObjectURL(r.body);
+        var a = X.el('a', { href: url, download: current.dataset + f.ext, hidden: '' });
+        document.body.appendChild(a);
+        a.click();
+        document.body.removeChild(a);
+        setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+        X.status('');
+      })
+      .catch(function (e) { X.status(e.message); })
+      .then(function () { button.disabled = false; });
+  }
+  Object.keys(FORMATS).forEach(function (name) { $('download-' + name).onclick = function () { download(name); }; });
+})();

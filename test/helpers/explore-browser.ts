@@ -1,0 +1,56 @@
+import { chromium as playwright, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+// Driving the explorer page in headless Chromium, as a person does: open a view, type the key
+// when asked, wait for the view to be drawn (the page marks it on <body>), read what it shows.
+
+export interface Tab {
+  tab: Page;
+  /** Every URL the tab requested. */
+  requests: string[];
+}
+
+export type OpenTab = (viewport?: { width: number; height: number }) => Promise<Tab>;
+
+/** One browser, one context (downloads accepted); tabs opened on demand, 1280 × 800 unless told. */
+export async function withBrowser<T>(executablePath: string, use: (open: OpenTab) => Promise<T>): Promise<T> {
+  const browser = await playwright.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const context = await browser.newContext({ acceptDownloads: true });
+    return await use(async (viewport = { width: 1280, height: 800 }) => {
+      const tab = await context.newPage();
+      await tab.setViewportSize(viewport);
+      const requests: string[] = [];
+      tab.on('request', (r) => requests.push(r.url()));
+      return { tab, requests };
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+export const exploreUrl = (base: string, params: Record<string, string>) => `${base}/api/v1/explore?${new URLSearchParams(params)}`;
+
+/** The view drawn: every request of it answered (`data-ready` true), or one refused (`error`). */
+export async function drawn(tab: Page): Promise<string> {
+  await tab.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  return (await tab.getAttribute('body', 'data-ready'))!;
+}
+
+export async function settled(tab: Page): Promise<void> {
+  expect(await drawn(tab), (await tab.textContent('#status')) ?? '').toBe('true');
+}
+
+/** Opens a view; types the key when the page asks for it; waits until the view is drawn. */
+export async function openView(tab: Page, url: string, key: string): Promise<void> {
+  await tab.goto(url);
+  await tab.waitForFunction(() => !(document.getElementById('key-form') as HTMLFormElement).hidden || document.body.hasAttribute('data-ready'));
+  if (await tab.isVisible('#key-form')) {
+    await tab.fill('#key', key);
+    await tab.click('#key-form button');
+  }
+  await drawn(tab);
+}
+
+/** #row-count as a number (group separators allowed). */
+export const shownCount = async (tab: Page) => Number((await tab.textContent('#row-count'))!.replace(/,/g, ''));
