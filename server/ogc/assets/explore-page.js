@@ -123,7 +123,7 @@
     view = next;
     X.writeView(view);
     X.status('');
-    X.showCount(null);
+    X.clearSummary();
     X.showBox(view.bbox);
     document.body.removeAttribute('data-ready');
     var d = X.dataset(view.dataset);

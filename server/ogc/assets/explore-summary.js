@@ -15,6 +15,13 @@
   var current = null;
 
   X.showCount = function (n) { $('row-count').textContent = n === null ? '…' : X.groups(n); };
+  function enableDownloads(on) { Object.keys(FORMATS).forEach(function (name) { $('download-' + name).disabled = !on; }); }
+  /** A new view is asked for: until its count arrives, nothing can be downloaded (the last view's would be). */
+  X.clearSummary = function () {
+    current = null;
+    enableDownloads(false);
+    X.showCount(null);
+  };
 
   function assign(a, b) { var o = {}; [a, b].forEach(function (x) { Object.keys(x).forEach(function (k) { o[k] = x[k]; }); }); return o; }
   function shellQuote(s) { return "'" + String(s).replace(/'/g, "'\\''") + "'"; }
@@ -52,6 +59,7 @@
   /** The count and the window the API used (its echo); the downloads and walk follow them. */
   X.showSummary = function (view, n, window) {
     current = view;
+    enableDownloads(true);
     X.showCount(n);
     $('window-echo').textContent = 'in [' + window.from + ', ' + window.to + ')';
     var limit = X.config.rowLimit;
@@ -83,7 +91,7 @@
         X.status('');
       })
       .catch(function (e) { X.status(e.message); })
-      .then(function () { button.disabled = false; });
+      .then(function () { button.disabled = !current; });
   }
   Object.keys(FORMATS).forEach(function (name) { $('download-' + name).onclick = function () { download(name); }; });
 })();

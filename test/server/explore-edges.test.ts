@@ -1,0 +1,57 @@
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeBulkHotspots } from '../helpers/parquet.ts';
+import { writeSampleData } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { chromium, needService } from '../helpers/services.ts';
+import { exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+
+// The explorer at its edges in Chromium: a view changed while the last one is still shown, and
+// a map panned onto a repeated copy of the world.
+const CHROMIUM = chromium();
+
+let server: TestServer;
+beforeAll(async () => {
+  const dataDir = await writeSampleData();
+  await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 300, 2, 60);
+  server = await startServer(dataDir, { ROW_LIMIT: '100' });
+}, 60_000);
+afterAll(() => server.close());
+
+async function show(tab: Page, params: Record<string, string>): Promise<void> {
+  await openView(tab, exploreUrl(server.url, params), server.key);
+  await settled(tab);
+}
+
+const dataRequests = (requests: string[]) => requests.filter((u) => new URL(u).pathname === '/api/v1/hotspots');
+
+describe('the explorer\'s edges in Chromium', () => {
+  it('a download is never of the view before: until the new view\'s count arrives, the downloads wait', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab, requests } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-01T00:00', to: '2025-08-06T00:00' });
+      // The new view's count is held back until the download has been tried.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await tab.route((u) => u.pathname === '/api/v1/hotspots/aggregate', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await tab.fill('#bbox', '0,0,1,1');
+      await tab.click('#apply');
+      await tab.waitForFunction(() => document.getElementById('row-count')!.textContent === '…');
+      expect(await tab.isDisabled('#download-csv')).toBe(true);
+      await tab.click('#download-csv', { force: true });
+      release();
+      await settled(tab);
+      expect(await shownCount(tab)).toBe(0);
+      expect(dataRequests(requests)).toEqual([]);
+      await tab.unroute((u) => u.pathname === '/api/v1/hotspots/aggregate');
+      const [download] = await Promise.all([tab.waitForEvent('download'), tab.click('#download-csv')]);
+      await download.path();
+      expect(dataRequests(requests).map((u) => new URL(u).searchParams.get('bbox'))).toEqual(['0,0,1,1']);
+    });
+  });
+});
