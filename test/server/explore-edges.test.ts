@@ -1,14 +1,17 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fireApi } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { writeSampleData } from '../helpers/sample-data.ts';
+import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
 import { exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
 
-// The explorer at its edges in Chromium: a view changed while the last one is still shown, and
-// a map panned onto a repeated copy of the world.
+// The explorer at its edges in Chromium: a view changed while the last one is still shown, a
+// view the extract command cannot ask for, a map panned onto a repeated copy of the world.
 const CHROMIUM = chromium();
 
 let server: TestServer;
@@ -52,6 +55,32 @@ describe('the explorer\'s edges in Chromium', () => {
       const [download] = await Promise.all([tab.waitForEvent('download'), tab.click('#download-csv')]);
       await download.path();
       expect(dataRequests(requests).map((u) => new URL(u).searchParams.get('bbox'))).toEqual(['0,0,1,1']);
+    });
+  });
+
+  it('the extract command given reproduces the view\'s count whatever its simulated filter; for simulated=true, none is given and the OGC URL serves the view', { timeout: 120_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      for (const simulated of ['', 'false', 'true']) {
+        await show(tab, { dataset: 'sensor-readings', from: '2025-08-01T00:00', to: '2025-08-02T00:00', ...(simulated ? { simulated } : {}) });
+        const count = await shownCount(tab);
+        expect(count).toBeGreaterThan(0);
+        const text = (await tab.textContent('#extract-command'))!;
+        const ogc = new URL((await tab.textContent('#ogc-url'))!);
+        const items = (await (await server.get(ogc.pathname + ogc.search)).json()) as { features: { properties: { simulated: boolean } }[] };
+        expect(items.features.length, simulated).toBe(count);
+        if (simulated === 'true') {
+          expect(text).toBe('fire-api extract cannot ask for simulated stations only: use the OGC items URL below.');
+          expect(items.features.every((f) => f.properties.simulated)).toBe(true);
+          continue;
+        }
+        const command = text.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1'));
+        const out = path.join(await tempDir(), 'walked.csv');
+        const run = await fireApi(command.slice(1).map((w, i, all) => (all[i - 1] === '--out' ? out : w)), { FIRE_API_KEY: server.key });
+        expect(run.code, run.stderr).toBe(0);
+        expect(parseCsv(await readFile(out, 'utf8')).length - 1, simulated).toBe(count);
+      }
     });
   });
 });

@@ -29,6 +29,8 @@
   /** The command that walks the whole window into one file with a manifest and citation. */
   function extractCommand(view, window) {
     var p = X.dataParams(view);
+    // The client sends simulated=false, or no filter with --include-simulated: never simulated=true.
+    if (p.simulated === 'true') return 'fire-api extract cannot ask for simulated stations only: use the OGC items URL below.';
     var parts = ['fire-api extract', view.dataset, '--from', window.from, '--to', window.to];
     Object.keys(OPTIONS).forEach(function (k) { if (p[k]) parts.push(OPTIONS[k], shellQuote(p[k])); });
     if (p.bbox) parts.push('--bbox=' + p.bbox);
