@@ -83,4 +83,46 @@ describe('the explorer\'s edges in Chromium', () => {
       }
     });
   });
+
+  it('on a repeated copy of the world (panned east past 180°), the grid, "Use the current view" and "Draw a box" ask for a box the API takes', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab, requests } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-01T00:00', to: '2025-08-06T00:00' });
+      expect(await tab.getAttribute('body', 'data-layer')).toBe('grid');
+      const map = (await tab.locator('#map').boundingBox())!;
+      const y = map.y + map.height / 2;
+      // Twice the map's width dragged westwards: its view moves more than 360° east.
+      for (let i = 0; i < 2; i++) await drag(tab, [map.x + map.width - 5, y], [map.x + 5, y]);
+      for (const cell of ['2', '1']) {
+        await tab.click('.leaflet-control-zoom-in');
+        await tab.waitForFunction((c) => new RegExp(`cells? of ${c}° `).test(document.getElementById('map-note')!.textContent ?? ''), cell);
+      }
+      await tab.click('#use-view');
+      await settled(tab);
+      const used = new URL(tab.url()).searchParams.get('bbox')!;
+      expect(inWorld(used), used).toBe(true);
+      await tab.click('#draw-box');
+      await drag(tab, [map.x + map.width / 2 - 40, y - 40], [map.x + map.width / 2 + 40, y + 40]);
+      await settled(tab);
+      const drawn = new URL(tab.url()).searchParams.get('bbox')!;
+      expect(drawn).not.toBe(used);
+      expect(inWorld(drawn), drawn).toBe(true);
+      for (const u of requests.filter((r) => r.includes('bbox='))) expect(inWorld(new URL(u).searchParams.get('bbox')!), u).toBe(true);
+    });
+  });
 });
+
+/** Longitudes within ±180 and latitudes within ±90, south below north (west above east crosses the antimeridian). */
+function inWorld(bbox: string): boolean {
+  const [w, s, e, n] = bbox.split(',').map(Number) as [number, number, number, number];
+  return Math.abs(w) <= 180 && Math.abs(e) <= 180 && Math.abs(s) <= 90 && Math.abs(n) <= 90 && s <= n;
+}
+
+/** Press, move in steps, release. */
+async function drag(tab: Page, [x0, y0]: [number, number], [x1, y1]: [number, number]): Promise<void> {
+  await tab.mouse.move(x0, y0);
+  await tab.mouse.down();
+  await tab.mouse.move(x1, y1, { steps: 10 });
+  await tab.mouse.up();
+}
