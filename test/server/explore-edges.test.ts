@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fireApi } from '../helpers/cli.ts';
@@ -75,12 +77,19 @@ describe('the explorer\'s edges in Chromium', () => {
           expect(items.features.every((f) => f.properties.simulated)).toBe(true);
           continue;
         }
-        const command = text.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1'));
-        const out = path.join(await tempDir(), 'walked.csv');
-        const run = await fireApi(command.slice(1).map((w, i, all) => (all[i - 1] === '--out' ? out : w)), { FIRE_API_KEY: server.key });
-        expect(run.code, run.stderr).toBe(0);
-        expect(parseCsv(await readFile(out, 'utf8')).length - 1, simulated).toBe(count);
+        expect(await extracted(text), simulated).toBe(count);
       }
+    });
+  });
+
+  it('the extract command is one the shell reads as given: a box typed with spaces is one word', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      await show(tab, { dataset: 'hotspots', from: '2025-08-05T02:00', to: '2025-08-05T04:30', bbox: '-8.05, 39.0, -8.0, 39.05' });
+      const count = await shownCount(tab);
+      expect(count).toBeGreaterThan(0);
+      expect(await extracted((await tab.textContent('#extract-command'))!)).toBe(count);
     });
   });
 
@@ -117,6 +126,17 @@ describe('the explorer\'s edges in Chromium', () => {
 function inWorld(bbox: string): boolean {
   const [w, s, e, n] = bbox.split(',').map(Number) as [number, number, number, number];
   return Math.abs(w) <= 180 && Math.abs(e) <= 180 && Math.abs(s) <= 90 && Math.abs(n) <= 90 && s <= n;
+}
+
+/** The words the shell reads in a command (printf says each back), run as fire-api with `--out` ours: the rows written. */
+async function extracted(command: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('sh', ['-c', `printf '%s\\0' ${command}`]);
+  const words = stdout.split('\0').slice(0, -1);
+  expect(words.slice(0, 2)).toEqual(['fire-api', 'extract']);
+  const out = path.join(await tempDir(), 'walked.csv');
+  const run = await fireApi(words.slice(1).map((w, i, all) => (all[i - 1] === '--out' ? out : w)), { FIRE_API_KEY: server.key });
+  expect(run.code, run.stderr).toBe(0);
+  return parseCsv(await readFile(out, 'utf8')).length - 1;
 }
 
 /** Press, move in steps, release. */

@@ -33,7 +33,8 @@
     if (p.simulated === 'true') return 'fire-api extract cannot ask for simulated stations only: use the OGC items URL below.';
     var parts = ['fire-api extract', view.dataset, '--from', window.from, '--to', window.to];
     Object.keys(OPTIONS).forEach(function (k) { if (p[k]) parts.push(OPTIONS[k], shellQuote(p[k])); });
-    if (p.bbox) parts.push('--bbox=' + p.bbox);
+    // One word with its value: a box starting with a minus is not read as an option.
+    if (p.bbox) parts.push(shellQuote('--bbox=' + p.bbox));
     // The client asks for simulated=false unless told otherwise.
     if (view.dataset === 'sensor-readings' && p.simulated !== 'false') parts.push('--include-simulated');
     parts.push('--base-url', location.origin, '--out', view.dataset + '.csv');
