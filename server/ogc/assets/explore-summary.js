@@ -69,7 +69,7 @@
     var cut = n > limit;
     $('truncation').textContent = cut ? '— more than ROW_LIMIT (' + X.groups(limit) + '): one request would be truncated, so walk it (below).' : '— one request holds them all (ROW_LIMIT ' + X.groups(limit) + ').';
     $('truncation').className = cut ? 'cut' : '';
-    $('download-note').textContent = cut ? 'Each download holds the first ' + X.groups(limit) + ' rows only.' : '';
+    $('download-note').textContent = cut ? 'Each download is one response: at most ' + X.groups(limit) + ' rows, cut on a time boundary; the rest of the view starts at its X-Next-From.' : '';
     $('csv-url').textContent = location.origin + '/api/v1/' + view.dataset + '?' + X.query(assign(X.dataParams(view), FORMATS.csv.params));
     $('walk').hidden = !cut;
     $('extract-command').textContent = extractCommand(view, window);
