@@ -60,6 +60,26 @@ describe('the explorer\'s edges in Chromium', () => {
     });
   });
 
+  it('a key refused on a download is asked for again, and the download then made with the key typed', { timeout: 90_000 }, async (ctx) => {
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab } = await open();
+      const view = { from: '2025-08-01T00:00', to: '2025-08-03T00:00', country: 'ES' };
+      await show(tab, { dataset: 'hotspots', ...view });
+      // The key revoked since the view was drawn: the tab holds one the service no longer takes.
+      await tab.evaluate(() => sessionStorage.setItem('research-read-api-key', 'frk_not_a_key'));
+      const authorizations: string[] = [];
+      tab.on('request', (r) => authorizations.push(r.headers().authorization ?? ''));
+      await tab.click('#download-csv');
+      await tab.waitForFunction(() => !(document.getElementById('key-form') as HTMLFormElement).hidden && /\(401\)/.test(document.getElementById('status')!.textContent ?? ''));
+      await tab.fill('#key', server.key);
+      const [download] = await Promise.all([tab.waitForEvent('download'), tab.click('#key-form button')]);
+      const endpoint = Buffer.from(await (await server.get(`/api/v1/hotspots?${new URLSearchParams({ ...view, format: 'csv' })}`)).arrayBuffer());
+      expect((await readFile((await download.path())!)).equals(endpoint)).toBe(true);
+      expect(authorizations).toEqual(['Bearer frk_not_a_key', `Bearer ${server.key}`]);
+    });
+  });
+
   it('the extract command given reproduces the view\'s count whatever its simulated filter; for simulated=true, none is given and the OGC URL serves the view', { timeout: 120_000 }, async (ctx) => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {

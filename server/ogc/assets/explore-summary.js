@@ -93,7 +93,10 @@
         setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
         X.status('');
       })
-      .catch(function (e) { X.status(e.message); })
+      .catch(function (e) {
+        if (e.status === 401 || e.status === 403) return X.askKey(e.message, function () { download(name); });
+        X.status(e.message);
+      })
       .then(function () { button.disabled = !current; });
   }
   Object.keys(FORMATS).forEach(function (name) { $('download-' + name).onclick = function () { download(name); }; });
