@@ -79,9 +79,13 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {
       const { tab, requests } = await open();
-      await openView(tab, {});
+      // Another dataset chosen: its own inputs (the grid's colour) and a new view in the URL.
+      await openView(tab, { dataset: 'burnt-areas' });
+      expect(await tab.locator('#colour').count()).toBe(0);
       await tab.selectOption('#dataset', 'hotspots');
       await settled(tab);
+      expect(new URL(tab.url()).searchParams.get('dataset')).toBe('hotspots');
+      expect(await tab.locator('#colour').count()).toBe(1);
       await tab.fill('#from', '2025-08-05T01:00:00');
       await tab.fill('#to', '2025-08-05T03:00:00');
       await tab.fill('#bbox', '-8.04,39.01,-8.0,39.08');
