@@ -8,7 +8,6 @@
  *
  *   node --import tsx bench/explore.ts [--data-dir DIR] [--year 2025] [--runs 3]
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { chromium } from 'playwright-core';
 import { issueBenchKey } from './bench-key.ts';
 import { countRows } from './data.ts';
 import { REPO_ROOT } from './options.ts';
+import { chromiumPath } from './programs.ts';
 import { readStatusMb, sampleRss } from './rss.ts';
 import { freePort, startServer } from './server-process.ts';
 
@@ -26,18 +26,8 @@ const year = Number(values.year ?? 2025);
 const runs = Number(values.runs ?? 3);
 const window = { from: `${year}-01-01`, to: `${year + 1}-01-01` };
 const STORE = 'research-read-api-key';
-
-function chromiumPath(): string {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim();
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error('no chromium on PATH; set CHROMIUM_PATH');
-}
+const executablePath = chromiumPath();
+if (!executablePath) throw new Error('no chromium on PATH (apt-get install chromium); or set CHROMIUM_PATH');
 
 interface Run {
   ms: number;
@@ -72,7 +62,7 @@ const server = await startServer(
   { DATA_DIR: dataDir, KEYS_FILE: keysFile, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
   { authorization: `Bearer ${key}` },
 );
-const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
 try {
   const url = `${server.baseUrl}/api/v1/explore?dataset=hotspots&from=${window.from}&to=${window.to}`;
   console.log(`DATA_DIR ${dataDir}, ${os.availableParallelism()} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${expected!.toLocaleString('en')} hotspots in ${year} (DuckDB count)`);

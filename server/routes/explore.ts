@@ -24,6 +24,7 @@ function describe(d: DatasetDescriptor, folderValues: readonly string[]) {
 
 const MAIN = `<main class="explore">
 <form id="view" aria-label="What to show">
+<p id="url-note" class="cut" role="status"></p>
 <label>Dataset <select id="dataset" name="dataset"></select></label>
 <fieldset><legend>Window (UTC, [from, to))</legend>
 <label>From <input id="from" name="from" type="datetime-local" step="1" required></label>

@@ -12,11 +12,11 @@ export interface Tab {
 
 export type OpenTab = (viewport?: { width: number; height: number }) => Promise<Tab>;
 
-/** One browser, one context (downloads accepted); tabs opened on demand, 1280 × 800 unless told. */
-export async function withBrowser<T>(executablePath: string, use: (open: OpenTab) => Promise<T>): Promise<T> {
+/** One browser, one context (downloads accepted; a time zone if told); tabs opened on demand, 1280 × 800 unless told. */
+export async function withBrowser<T>(executablePath: string, use: (open: OpenTab) => Promise<T>, options: { timezoneId?: string } = {}): Promise<T> {
   const browser = await playwright.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
   try {
-    const context = await browser.newContext({ acceptDownloads: true });
+    const context = await browser.newContext({ acceptDownloads: true, ...options });
     return await use(async (viewport = { width: 1280, height: 800 }) => {
       const tab = await context.newPage();
       await tab.setViewportSize(viewport);
@@ -54,3 +54,14 @@ export async function openView(tab: Page, url: string, key: string): Promise<voi
 
 /** #row-count as a number (group separators allowed). */
 export const shownCount = async (tab: Page) => Number((await tab.textContent('#row-count'))!.replace(/,/g, ''));
+
+/** Drags across the counts' bar of one bucket (its title), from its left edge to its right edge. */
+export async function dragAcross(tab: Page, bucket: string): Promise<void> {
+  const bar = tab.locator('#chart rect.bar', { has: tab.locator('title', { hasText: bucket }) });
+  const box = (await bar.boundingBox())!;
+  await tab.mouse.move(box.x + 1, box.y + box.height / 2);
+  await tab.mouse.down();
+  await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  await tab.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 4 });
+  await tab.mouse.up();
+}

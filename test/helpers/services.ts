@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { chromiumPath, executable, findOnPath } from '../../bench/programs.ts';
 
 /**
  * A Debian program some tests need (a real redis-server, nginx, Chromium). Outside CI a missing one
@@ -15,27 +15,9 @@ export interface Service {
   path: string | null;
 }
 
+export { findOnPath };
+
 const SKIP_NOTE = /^needs (\S+) \(apt-get install (\S+)\)$/;
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The first of `names` found as an executable on PATH. */
-export function findOnPath(names: readonly string[], searchPath = process.env.PATH ?? ''): string | null {
-  for (const name of names) {
-    for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-      const file = path.join(dir, name);
-      if (executable(file)) return file;
-    }
-  }
-  return null;
-}
 
 export function redisServer(): Service {
   return { name: 'redis-server', debianPackage: 'redis-server', path: findOnPath(['redis-server']) };
@@ -55,9 +37,7 @@ export function systemdAnalyze(env: NodeJS.ProcessEnv = process.env): Service {
 
 /** `CHROMIUM_PATH` if set (it must then exist), else the names Debian, Ubuntu and Google use. */
 export function chromium(env: NodeJS.ProcessEnv = process.env): Service {
-  const chosen = env.CHROMIUM_PATH;
-  const found = chosen ? (executable(chosen) ? chosen : null) : findOnPath(['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'], env.PATH);
-  return { name: 'chromium', debianPackage: 'chromium', path: found };
+  return { name: 'chromium', debianPackage: 'chromium', path: chromiumPath(env) };
 }
 
 export function curl(env: NodeJS.ProcessEnv = process.env): Service {

@@ -79,9 +79,13 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
     const executablePath = needService(ctx, CHROMIUM);
     await withBrowser(executablePath, async (open) => {
       const { tab, requests } = await open();
-      await openView(tab, {});
+      // Another dataset chosen: its own inputs (the grid's colour) and a new view in the URL.
+      await openView(tab, { dataset: 'burnt-areas' });
+      expect(await tab.locator('#colour').count()).toBe(0);
       await tab.selectOption('#dataset', 'hotspots');
       await settled(tab);
+      expect(new URL(tab.url()).searchParams.get('dataset')).toBe('hotspots');
+      expect(await tab.locator('#colour').count()).toBe(1);
       await tab.fill('#from', '2025-08-05T01:00:00');
       await tab.fill('#to', '2025-08-05T03:00:00');
       await tab.fill('#bbox', '-8.04,39.01,-8.0,39.08');
@@ -115,9 +119,13 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
       await openView(tab, { dataset: 'hotspots', ...view });
       const [download] = await Promise.all([tab.waitForEvent('download'), tab.click('#download-csv')]);
       const saved = await readFile((await download.path())!);
-      const endpoint = Buffer.from(await (await server.get(`/api/v1/hotspots?${new URLSearchParams({ ...view, format: 'csv' })}`)).arrayBuffer());
+      const csv = await server.get(`/api/v1/hotspots?${new URLSearchParams({ ...view, format: 'csv' })}`);
+      const endpoint = Buffer.from(await csv.arrayBuffer());
       expect(saved.length).toBeGreaterThan(100);
       expect(saved.equals(endpoint)).toBe(true);
+      // Past ROW_LIMIT the download is one response, cut where the endpoint says the rest starts.
+      expect(csv.headers.get('x-next-from')).toMatch(/^2025-08-05T/);
+      expect(await tab.textContent('#download-note')).toBe(`Each download is one response: at most ${ROW_LIMIT} rows, cut on a time boundary; the rest of the view starts at its X-Next-From.`);
       expect(await tab.textContent('#csv-url')).toBe(`${server.url}/api/v1/hotspots?${new URLSearchParams({ ...view, format: 'csv' })}`);
       // GeoParquet and Arrow carry no clock: the same bytes as the endpoint's. GeoJSON's meta has the data's age: its features are the same.
       const endpointBytes = async (accept: string) => Buffer.from(await (await server.get(`/api/v1/hotspots?${new URLSearchParams(view)}`, { headers: { accept } })).arrayBuffer());

@@ -15,8 +15,9 @@ const attribute = (html: string, name: string) => {
   return m ? m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))) : null;
 };
 
+// The server does not read the view in the URL: hostile values in it are the page's to hold as text (explore-url.test.ts).
 it('is served without a key, whatever the view in its URL, under the pages\' CSP, and holds no rows', async () => {
-  for (const query of ['', '?dataset=hotspots&from=2025-08-01&to=2025-08-02&bbox=-10,35,5,44&country=PT', '?dataset=<script>&x=1']) {
+  for (const query of ['', '?dataset=hotspots&from=2025-08-01&to=2025-08-02&bbox=-10,35,5,44&country=PT']) {
     const r = await fetch(`${server.url}/api/v1/explore${query}`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -24,7 +25,6 @@ it('is served without a key, whatever the view in its URL, under the pages\' CSP
     const html = await r.text();
     expect(html).toContain('id="row-count"');
     expect(html).toContain('id="download-csv"');
-    expect(html).not.toContain('<script>');
     // No row of the sample data is in the page: it fetches them with the key.
     for (const id of ['h1', 'ST0001', 'Marathon']) expect(html).not.toContain(id);
     for (const script of EXPLORE_SCRIPTS) expect(html).toContain(`<script src="/api/v1/ogc/assets/${script}"></script>`);

@@ -8,7 +8,7 @@ import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN, parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
-import { drawn, exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+import { dragAcross, drawn, exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
 
 // What each dataset's view draws, and how the page narrows it and says why it cannot show one.
 const CHROMIUM = chromium();
@@ -24,17 +24,6 @@ afterAll(() => server.close());
 async function show(tab: Page, params: Record<string, string>, s = server): Promise<void> {
   await openView(tab, exploreUrl(s.url, params), s.key);
   await settled(tab);
-}
-
-/** Drags across the bar of one bucket, from its left edge to its right edge. */
-async function dragAcross(tab: Page, bucket: string): Promise<void> {
-  const bar = tab.locator('#chart rect.bar', { has: tab.locator('title', { hasText: bucket }) });
-  const box = (await bar.boundingBox())!;
-  await tab.mouse.move(box.x + 1, box.y + box.height / 2);
-  await tab.mouse.down();
-  await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
-  await tab.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 4 });
-  await tab.mouse.up();
 }
 
 describe('the explorer\'s views in Chromium', () => {

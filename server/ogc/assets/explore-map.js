@@ -27,12 +27,23 @@
   };
 
   var round = function (v) { return String(Math.round(v * 100) / 100); };
+  /**
+   * Longitudes west..east seen on any copy of the world, as the API takes them: within ±180, west
+   * above east across the antimeridian; null when they span the whole world.
+   */
+  function lonRange(west, east) {
+    if (east - west >= 360) return null;
+    var w = ((west + 180) % 360 + 360) % 360 - 180, e = w + (east - west);
+    return [w, e > 180 ? e - 360 : e];
+  }
+  function boxText(west, south, east, north) {
+    var lon = lonRange(west, east) || [-180, 180];
+    return [lon[0], Math.max(-90, south), lon[1], Math.min(90, north)].map(round).join(',');
+  }
   /** The map's view as a bbox, inside the world; null when it shows the whole world. */
   X.viewBox = function () {
     var b = map.getBounds();
-    var w = Math.max(-180, b.getWest()), e = Math.min(180, b.getEast()), s = Math.max(-90, b.getSouth()), n = Math.min(90, b.getNorth());
-    if (w <= -180 && e >= 180) return null;
-    return [w, s, e, n].map(round).join(',');
+    return lonRange(b.getWest(), b.getEast()) ? boxText(b.getWest(), b.getSouth(), b.getEast(), b.getNorth()) : null;
   };
   X.parseBox = function (text) {
     var v = (text || '').split(',').map(Number);
@@ -69,8 +80,7 @@
       map.off('mousedown', down).off('mousemove', move).off('mouseup', up);
       map.dragging.enable();
       map.getContainer().style.cursor = '';
-      var w = Math.max(-180, Math.min(a.lng, b.lng)), e2 = Math.min(180, Math.max(a.lng, b.lng));
-      onDone([w, Math.max(-90, Math.min(a.lat, b.lat)), e2, Math.min(90, Math.max(a.lat, b.lat))].map(round).join(','));
+      onDone(boxText(Math.min(a.lng, b.lng), Math.min(a.lat, b.lat), Math.max(a.lng, b.lng), Math.max(a.lat, b.lat)));
     }
     map.on('mousedown', down).on('mousemove', move).on('mouseup', up);
   };

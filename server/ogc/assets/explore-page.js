@@ -44,8 +44,9 @@
   /** The view's box met with the map's view (when zoomed in), so fine cells stay few. */
   function gridBox() {
     var chosen = X.parseBox(view.bbox), seen = X.zoom() >= 4 ? X.parseBox(X.viewBox()) : null;
-    if (!seen || (chosen && chosen[0] > chosen[2])) return view.bbox || null;
-    if (!chosen) return seen.join(',');
+    if (!chosen && seen) return seen.join(',');
+    // A box across the antimeridian is asked for whole: the meeting of two such is not one box.
+    if (!seen || chosen[0] > chosen[2] || seen[0] > seen[2]) return view.bbox || null;
     var b = [Math.max(chosen[0], seen[0]), Math.max(chosen[1], seen[1]), Math.min(chosen[2], seen[2]), Math.min(chosen[3], seen[3])];
     return b[0] <= b[2] && b[1] <= b[3] ? b.join(',') : view.bbox;
   }
@@ -123,7 +124,7 @@
     view = next;
     X.writeView(view);
     X.status('');
-    X.showCount(null);
+    X.clearSummary();
     X.showBox(view.bbox);
     document.body.removeAttribute('data-ready');
     var d = X.dataset(view.dataset);

@@ -36,6 +36,16 @@
     show.appendChild(labelled(choice.text, select));
   }
 
+  /** What of a shared URL the form cannot hold, so replaced: a dataset, a choice or a time it does not know. */
+  function notUnderstood(view, d) {
+    var named = function (k) { return k + ' "' + view[k] + '"'; };
+    var bad = [];
+    if (view.dataset && view.dataset !== d.name) bad.push(named('dataset'));
+    ['from', 'to'].forEach(function (k) { if (view[k] && isNaN(X.toMs(view[k]))) bad.push(named(k)); });
+    if (view.dataset === d.name) d.filters.forEach(function (f) { if (f.enum && view[f.name] && f.enum.indexOf(view[f.name]) < 0) bad.push(named(f.name)); });
+    return bad;
+  }
+
   /** The form from a view (the URL's): a missing window is the last 30 days. */
   X.fillForm = function (view) {
     var select = $('dataset');
@@ -49,6 +59,8 @@
     $('to').value = X.toInput(to);
     $('bbox').value = view.bbox || '';
     buildFilters(d, view);
+    var bad = notUnderstood(view, d);
+    $('url-note').textContent = bad.length ? 'Not understood in this URL, so replaced: ' + bad.join(', ') + '.' : '';
   };
 
   /** The view the form shows: dataset, window, box, filters, what to draw (never the key). */
@@ -66,7 +78,8 @@
     return p;
   };
 
-  X.wireForm = function (onChange) {
+  X.wireForm = function (change) {
+    var onChange = function (view) { $('url-note').textContent = ''; change(view); };
     $('view').onsubmit = function (e) { e.preventDefault(); onChange(X.readForm()); };
     $('dataset').onchange = function () { var v = X.readForm(); buildFilters(X.dataset(v.dataset), {}); onChange(X.readForm()); };
     Array.prototype.forEach.call(document.querySelectorAll('[data-days]'), function (b) {

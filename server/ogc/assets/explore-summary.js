@@ -15,6 +15,13 @@
   var current = null;
 
   X.showCount = function (n) { $('row-count').textContent = n === null ? '…' : X.groups(n); };
+  function enableDownloads(on) { Object.keys(FORMATS).forEach(function (name) { $('download-' + name).disabled = !on; }); }
+  /** A new view is asked for: until its count arrives, nothing can be downloaded (the last view's would be). */
+  X.clearSummary = function () {
+    current = null;
+    enableDownloads(false);
+    X.showCount(null);
+  };
 
   function assign(a, b) { var o = {}; [a, b].forEach(function (x) { Object.keys(x).forEach(function (k) { o[k] = x[k]; }); }); return o; }
   function shellQuote(s) { return "'" + String(s).replace(/'/g, "'\\''") + "'"; }
@@ -22,9 +29,12 @@
   /** The command that walks the whole window into one file with a manifest and citation. */
   function extractCommand(view, window) {
     var p = X.dataParams(view);
+    // The client sends simulated=false, or no filter with --include-simulated: never simulated=true.
+    if (p.simulated === 'true') return 'fire-api extract cannot ask for simulated stations only: use the OGC items URL below.';
     var parts = ['fire-api extract', view.dataset, '--from', window.from, '--to', window.to];
     Object.keys(OPTIONS).forEach(function (k) { if (p[k]) parts.push(OPTIONS[k], shellQuote(p[k])); });
-    if (p.bbox) parts.push('--bbox=' + p.bbox);
+    // One word with its value: a box starting with a minus is not read as an option.
+    if (p.bbox) parts.push(shellQuote('--bbox=' + p.bbox));
     // The client asks for simulated=false unless told otherwise.
     if (view.dataset === 'sensor-readings' && p.simulated !== 'false') parts.push('--include-simulated');
     parts.push('--base-url', location.origin, '--out', view.dataset + '.csv');
@@ -52,13 +62,14 @@
   /** The count and the window the API used (its echo); the downloads and walk follow them. */
   X.showSummary = function (view, n, window) {
     current = view;
+    enableDownloads(true);
     X.showCount(n);
     $('window-echo').textContent = 'in [' + window.from + ', ' + window.to + ')';
     var limit = X.config.rowLimit;
     var cut = n > limit;
     $('truncation').textContent = cut ? '— more than ROW_LIMIT (' + X.groups(limit) + '): one request would be truncated, so walk it (below).' : '— one request holds them all (ROW_LIMIT ' + X.groups(limit) + ').';
     $('truncation').className = cut ? 'cut' : '';
-    $('download-note').textContent = cut ? 'Each download holds the first ' + X.groups(limit) + ' rows only.' : '';
+    $('download-note').textContent = cut ? 'Each download is one response: at most ' + X.groups(limit) + ' rows, cut on a time boundary; the rest of the view starts at its X-Next-From.' : '';
     $('csv-url').textContent = location.origin + '/api/v1/' + view.dataset + '?' + X.query(assign(X.dataParams(view), FORMATS.csv.params));
     $('walk').hidden = !cut;
     $('extract-command').textContent = extractCommand(view, window);
@@ -82,8 +93,11 @@
         setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
         X.status('');
       })
-      .catch(function (e) { X.status(e.message); })
-      .then(function () { button.disabled = false; });
+      .catch(function (e) {
+        if (e.status === 401 || e.status === 403) return X.askKey(e.message, function () { download(name); });
+        X.status(e.message);
+      })
+      .then(function () { button.disabled = !current; });
   }
   Object.keys(FORMATS).forEach(function (name) { $('download-' + name).onclick = function () { download(name); }; });
 })();
