@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
@@ -6,7 +7,10 @@ import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { renderFeatures, windowRows } from './render-file.ts';
+import { renderCsv, renderFeatures, windowRows, type RenderedText } from './render-file.ts';
+
+/** The text formats rendered: each file's rendering of one is its own entry. */
+export type RenderedFormat = 'geojson' | 'csv';
 
 /** One file's rendering on disk: its rows' keys and byte offsets in memory, the text in `file`. */
 interface Entry {
@@ -17,6 +21,7 @@ interface Entry {
 
 /** A file to render, as listed and checked. */
 interface Job {
+  format: RenderedFormat;
   spec: QuerySpec;
   file: DataFile;
   hash: string;
@@ -33,7 +38,7 @@ const MAX_QUEUED = 1000;
 export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind === 'point' && d.time !== null && d.columns.every((c) => !c.computed);
 
 /**
- * GeoJSON Features of whole files, rendered once and served by byte range (RENDER_CACHE_MB).
+ * GeoJSON Features and CSV lines of whole files, rendered once and served by byte range (RENDER_CACHE_MB).
  * Keyed by the file's identity (path, size, modification time, inode) and its checked footer hash:
  * a replaced file is another key and can never be answered from an old rendering. Disk is budgeted,
  * least recently used out first; a file not rendered (yet, or any more) is answered the old way,
@@ -69,13 +74,14 @@ export class Renderings {
     return this.queued.size;
   }
 
-  private static key(f: DataFile, footerHash: string): string {
-    return createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40);
+  private static key(format: RenderedFormat, f: DataFile, footerHash: string): string {
+    return `${createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40)}.${format}`;
   }
 
-  /** The window's Features from the renderings of all its files, in order, or null when any file has none. */
-  async read(files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, from: bigint | null, to: bigint | null): Promise<{ bytes: Buffer; returned: number } | null> {
-    const found = files.map((f) => this.entries.get(Renderings.key(f, footerHashes.get(f.path) ?? '')));
+  /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
+  async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, from: bigint | null, to: bigint | null): Promise<{ bytes: Buffer; returned: number } | null> {
+    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
+    const found = keys.map((k) => this.entries.get(k));
     if (found.some((e) => !e)) {
       this.misses++;
       return null;
@@ -84,8 +90,8 @@ export class Renderings {
     let returned = 0;
     for (const [i, entry] of (found as Entry[]).entries()) {
       // Most recently used last: eviction takes the first.
-      this.entries.delete(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''));
-      this.entries.set(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''), entry);
+      this.entries.delete(keys[i]!);
+      this.entries.set(keys[i]!, entry);
       const [first, end] = windowRows(entry.keys, from, to);
       returned += end - first;
       const part = first < end ? await readRange(entry.file, entry.offsets[first]!, entry.offsets[end]!) : Buffer.alloc(0);
@@ -96,7 +102,7 @@ export class Renderings {
     // One file (most windows): its range as read, not copied again.
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return { bytes: bytes.subarray(bytes.length > 0 ? 1 : 0), returned };
+    return { bytes: bytes.subarray(format === 'geojson' && bytes.length > 0 ? 1 : 0), returned };
   }
 
   /**
@@ -104,12 +110,12 @@ export class Renderings {
    * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
    * file replaced meanwhile) leaves the file to the old way.
    */
-  renderLater(engine: Engine, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
+  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
-      const key = hash === undefined ? null : Renderings.key(file, hash);
+      const key = hash === undefined ? null : Renderings.key(format, file, hash);
       if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= MAX_QUEUED) continue;
-      this.queued.set(key, { spec, file, hash: hash! });
+      this.queued.set(key, { format, spec, file, hash: hash! });
     }
     if (!this.working && this.queued.size > 0) void this.work(engine);
   }
@@ -128,14 +134,14 @@ export class Renderings {
   }
 
   private async render(engine: Engine, key: string, job: Job): Promise<void> {
-    const file = path.join(this.dir, `${key}.features`);
+    const file = path.join(this.dir, key);
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
-      const rendered = await renderFeatures(await engine.backgroundConnection(), spec, job.file.path);
+      await mkdir(this.dir, { recursive: true });
+      const rendered = await this.renderFile(await engine.backgroundConnection(), job.format, spec, job.file.path, `${file}.copy`);
       if (rendered.text.length > this.maxBytes) return this.refuse(key);
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
-      await mkdir(this.dir, { recursive: true });
       await writeFile(file, rendered.text);
       this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
     } catch {
@@ -143,6 +149,10 @@ export class Renderings {
       this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     }
+  }
+
+  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText> {
+    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, scratch, this.dir);
   }
 
   private refuse(key: string): void {
