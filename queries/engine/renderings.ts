@@ -1,23 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { renderCsv, renderFeatures, windowRows, type RenderedText } from './render-file.ts';
+import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
+import { readFilterIndex } from './render-filter.ts';
+import { renderedRows, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
 export type RenderedFormat = 'geojson' | 'csv';
 
-/** One file's rendering on disk: its rows' keys and byte offsets in memory, the text in `file`. */
-interface Entry {
-  file: string;
-  keys: BigInt64Array;
-  offsets: Float64Array;
-}
 
 /** A file to render, as listed and checked. */
 interface Job {
@@ -45,7 +41,7 @@ export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind ===
  * and rendered in the background, on a connection of its own.
  */
 export class Renderings {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, RenderedEntry>();
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
@@ -79,24 +75,23 @@ export class Renderings {
   }
 
   /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
-  async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, from: bigint | null, to: bigint | null): Promise<{ bytes: Buffer; returned: number } | null> {
+  async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
     const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
     const found = keys.map((k) => this.entries.get(k));
-    if (found.some((e) => !e)) {
+    if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) {
       this.misses++;
       return null;
     }
     const parts: Buffer[] = [];
     let returned = 0;
-    for (const [i, entry] of (found as Entry[]).entries()) {
+    for (const [i, entry] of (found as RenderedEntry[]).entries()) {
       // Most recently used last: eviction takes the first.
       this.entries.delete(keys[i]!);
       this.entries.set(keys[i]!, entry);
-      const [first, end] = windowRows(entry.keys, from, to);
-      returned += end - first;
-      const part = first < end ? await readRange(entry.file, entry.offsets[first]!, entry.offsets[end]!) : Buffer.alloc(0);
+      const part = await renderedRows(entry, window);
       if (!part) return (this.misses++, null);
-      parts.push(part);
+      parts.push(part.bytes);
+      returned += part.returned;
     }
     this.hits++;
     // One file (most windows): its range as read, not copied again.
@@ -138,12 +133,15 @@ export class Renderings {
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
       await mkdir(this.dir, { recursive: true });
-      const rendered = await this.renderFile(await engine.backgroundConnection(), job.format, spec, job.file.path, `${file}.copy`);
+      const c = await engine.backgroundConnection();
+      const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
+      const index = await readFilterIndex(c, spec, job.file.path);
+      if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
       if (rendered.text.length > this.maxBytes) return this.refuse(key);
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
-      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
+      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
     } catch {
       this.failures++;
       this.refuse(key);
@@ -161,7 +159,7 @@ export class Renderings {
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 
-  private add(key: string, entry: Entry, bytes: number): void {
+  private add(key: string, entry: RenderedEntry, bytes: number): void {
     this.entries.set(key, entry);
     this.bytes += bytes;
     for (const [k, old] of this.entries) {
@@ -170,20 +168,5 @@ export class Renderings {
       this.bytes -= old.offsets[old.offsets.length - 1]!;
       void rm(old.file, { force: true }).catch(() => undefined);
     }
-  }
-}
-
-/** Bytes [start, end) of a rendering, or null when it is gone (evicted while being read). */
-async function readRange(file: string, start: number, end: number): Promise<Buffer | null> {
-  const handle = await open(file, 'r').catch(() => null);
-  if (!handle) return null;
-  try {
-    const out = Buffer.allocUnsafe(end - start);
-    const { bytesRead } = await handle.read(out, 0, out.length, start);
-    return bytesRead === out.length ? out : null;
-  } catch {
-    return null;
-  } finally {
-    await handle.close();
   }
 }

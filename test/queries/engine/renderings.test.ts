@@ -72,16 +72,16 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   it('a file not rendered is a miss; once rendered, a window is its staged bytes, across two files too', async () => {
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     const [from, to] = [us('2025-08-01T01:00:00Z'), us('2025-08-02T01:00:00Z')];
-    expect(await store.read('geojson', files, hashes, from, to)).toBeNull();
+    expect(await store.read('geojson', files, hashes, { from, to, filters: [] })).toBeNull();
     store.renderLater(engine, 'geojson', spec, files, hashes);
     expect(engine.busy).toBe(0);
     expect(await until(() => store.files === 2)).toBe(true);
-    const read = (await store.read('geojson', files, hashes, from, to))!;
+    const read = (await store.read('geojson', files, hashes, { from, to, filters: [] }))!;
     const expected = Buffer.concat([await staged(files[0]!, from, to), Buffer.from(','), await staged(files[1]!, from, to)]);
     expect(read.returned).toBeGreaterThan(1000);
     expect(read.bytes.equals(expected)).toBe(true);
     expect([store.hits, store.misses, store.failures]).toEqual([1, 1, 0]);
-    const empty = await store.read('geojson', files, hashes, us('2025-08-03T00:00:00Z'), us('2025-08-03T01:00:00Z'));
+    const empty = await store.read('geojson', files, hashes, { from: us('2025-08-03T00:00:00Z'), to: us('2025-08-03T01:00:00Z'), filters: [] });
     expect([empty?.returned, empty?.bytes.length]).toEqual([0, 0]);
   });
 
@@ -92,10 +92,10 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     const [from, to] = [us('2025-08-01T22:00:00Z'), us('2025-08-02T03:00:00Z')];
     store.renderLater(engine, 'geojson', spec, files, hashes);
     expect(await until(() => store.files === 2)).toBe(true);
-    expect(await store.read('csv', files, hashes, from, to)).toBeNull();
+    expect(await store.read('csv', files, hashes, { from, to, filters: [] })).toBeNull();
     store.renderLater(engine, 'csv', spec, files, hashes);
     expect(await until(() => store.files === 4)).toBe(true);
-    const read = (await store.read('csv', files, hashes, from, to))!;
+    const read = (await store.read('csv', files, hashes, { from, to, filters: [] }))!;
     const expected = await copied(files.map((f) => f.path), from, to);
     expect(read.returned).toBe(expected.rows);
     expect(read.returned).toBeGreaterThan(1000);
@@ -108,11 +108,11 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
-    const window = [us('2025-08-01T01:00:00Z'), us('2025-08-01T02:00:00Z')] as const;
-    expect(await store.read('geojson', [files[0]!], hashes, ...window)).not.toBeNull();
-    expect(await store.read('geojson', [{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, ...window)).toBeNull();
-    expect(await store.read('geojson', [{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, ...window)).toBeNull();
-    expect(await store.read('geojson', [files[0]!], new Map([[files[0]!.path, 'another footer']]), ...window)).toBeNull();
+    const window = { from: us('2025-08-01T01:00:00Z'), to: us('2025-08-01T02:00:00Z'), filters: [] };
+    expect(await store.read('geojson', [files[0]!], hashes, window)).not.toBeNull();
+    expect(await store.read('geojson', [{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, window)).toBeNull();
+    expect(await store.read('geojson', [{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, window)).toBeNull();
+    expect(await store.read('geojson', [files[0]!], new Map([[files[0]!.path, 'another footer']]), window)).toBeNull();
   });
 
   it('the disk budget: the least recently used rendering leaves (its file removed); one larger than the budget is never kept nor tried again', async () => {
@@ -125,10 +125,10 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
     store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
-    expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, null, null)) !== null)).toBe(true);
+    expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, { from: null, to: null, filters: [] })) !== null)).toBe(true);
     expect(store.files).toBe(1);
     expect(store.size).toBeLessThanOrEqual(Math.floor(one * 1.5));
-    expect(await store.read('geojson', [files[0]!], hashes, null, null)).toBeNull();
+    expect(await store.read('geojson', [files[0]!], hashes, { from: null, to: null, filters: [] })).toBeNull();
     expect(await until(async () => (await readdir(dir)).length === 1)).toBe(true);
 
     const small = new Renderings(await tempDir(), Math.floor(one / 2));
