@@ -18,6 +18,8 @@ export type RenderedFormat = 'geojson' | 'csv';
 /** A file to render, as listed and checked. */
 interface Job {
   format: RenderedFormat;
+  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
+  seen: boolean;
   spec: QuerySpec;
   file: DataFile;
   hash: string;
@@ -25,6 +27,10 @@ interface Job {
 
 /** Files waiting beyond this are not queued; they are asked for again by their next window. */
 const MAX_QUEUED = 1000;
+/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
+const MAX_SEEN_QUEUED = 16;
+/** How often a seen file's rendering looks again whether requests still wait for DuckDB. */
+const YIELD_MS = 50;
 
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
@@ -105,12 +111,12 @@ export class Renderings {
    * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
    * file replaced meanwhile) leaves the file to the old way.
    */
-  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
+  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, seen = false): void {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= MAX_QUEUED) continue;
-      this.queued.set(key, { format, spec, file, hash: hash! });
+      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
+      this.queued.set(key, { format, seen, spec, file, hash: hash! });
     }
     if (!this.working && this.queued.size > 0) void this.work(engine);
   }
@@ -120,6 +126,7 @@ export class Renderings {
     try {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
       for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
+        if (next.value[1].seen) await whileServing(engine);
         await this.render(engine, next.value[0], next.value[1]);
         this.queued.delete(next.value[0]);
       }
@@ -168,5 +175,13 @@ export class Renderings {
       this.bytes -= old.offsets[old.offsets.length - 1]!;
       void rm(old.file, { force: true }).catch(() => undefined);
     }
+  }
+}
+
+/** Resolves once no request waits for a DuckDB connection and one is idle (or the engine is closed). */
+async function whileServing(engine: Engine): Promise<void> {
+  while (!engine.isClosed && (engine.queued > 0 || engine.queuedBulk > 0 || engine.busy >= engine.size)) {
+    // Unreferenced: a rendering waiting its turn never keeps the process alive.
+    await new Promise((resolve) => setTimeout(resolve, YIELD_MS).unref());
   }
 }

@@ -1,5 +1,8 @@
 import { indexable } from '../engine/render-filter.ts';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import type { DataFile } from '../files/data-file.ts';
+import type { ExtractContext } from './extract-types.ts';
 import type { WholeWindowCopy } from './whole-window.ts';
 
 type Window = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>;
@@ -11,11 +14,14 @@ type Window = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>;
  * rows than a window read into memory (IN_MEMORY_ROWS).
  */
 function renderedFormat(w: Window): RenderedFormat | null {
-  const format = w.req.format;
-  if (format !== 'geojson' && format !== 'csv') return null;
+  const format = RENDERED_FORMATS.find((f) => f === w.req.format);
+  if (!format) return null;
   const small = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
   return w.ctx.renderings != null && renderable(w.req.descriptor) && w.group.presorted && indexable(w.req.descriptor, w.req.filters) && small ? format : null;
 }
+
+/** GeoJSON first: the default format. */
+const RENDERED_FORMATS: readonly RenderedFormat[] = ['geojson', 'csv'];
 
 const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 
@@ -30,4 +36,17 @@ export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned
 export function renderLater(w: WholeWindowCopy): void {
   const format = renderedFormat(w);
   if (format) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, windowFiles(w), w.sources.footerHashes);
+}
+
+/**
+ * A file the background checks found good after start-up (new data): rendered in the formats
+ * rendered, after any file asked for, and only while no request waits for DuckDB. Only a file
+ * stored in order key whose rows a window read into memory may hold.
+ */
+export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'inMemoryRows' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
+  const rows = verdict.rows ?? Infinity;
+  if (!ctx.renderings || !renderable(d) || !verdict.sorted || rows > Math.min(ctx.inMemoryRows, ctx.rowLimit, ctx.groupRows)) return;
+  const spec = { descriptor: d, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null };
+  const hashes = new Map([[file.path, verdict.footerHash]]);
+  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, true);
 }
