@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
-import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
 import { compileRows, csvRows, featureRows, type QuerySpec, type RowSelect } from '../sql/compile.ts';
 import { compileCopy, CSV_COPY } from '../sql/compile-copy.ts';
@@ -35,38 +35,40 @@ function keyedRows(spec: QuerySpec, file: string, select: RowSelect) {
 
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
- * ordered by the order key. Only for files whose keys are stored strictly ascending, where this
- * order is the one a window of the file is sent in.
+ * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
+ * files stored in order key, where this order is the one a window of the file is sent in.
  */
 export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
   const q = keyedRows(spec, file, featureRows);
-  const result = await c.run(q.sql, q.params);
+  const result = await c.stream(q.sql, q.params);
   if (result.columnCount !== 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
   const parts: Buffer[] = [];
-  const keys = new BigInt64Array(result.rowCount);
-  const offsets = new Float64Array(result.rowCount + 1);
-  let row = 0;
-  let base = 0;
-  for (let i = 0; i < result.chunkCount; i++) {
-    const chunk = result.getChunk(i);
-    const rows = chunk.rowCount;
-    chunk.getColumnValues(0).forEach((k, r) => (keys[row + r] = k as bigint));
-    const sink = sinkFor(new Utf8(), rows);
-    sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
-    const data = sink.take(rows);
-    const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
-    let at = 0;
-    for (let r = 0; r < rows; r++, row++) {
-      out[at++] = 0x2c; // ','
-      out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
-      at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
-      out[at++] = 0x0a; // '\n'
-      offsets[row + 1] = base + at;
-    }
-    parts.push(out.subarray(0, at));
-    base += at;
+  const keys: bigint[] = [];
+  const offsets: number[] = [0];
+  for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+    chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
+    parts.push(chunkFeatures(chunk, offsets));
   }
-  return { text: Buffer.concat(parts), keys, offsets };
+  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
+}
+
+/** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */
+function chunkFeatures(chunk: DuckDBDataChunk, offsets: number[]): Buffer {
+  const rows = chunk.rowCount;
+  const base = offsets.at(-1)!;
+  const sink = sinkFor(new Utf8(), rows);
+  sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
+  const data = sink.take(rows);
+  const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
+  let at = 0;
+  for (let r = 0; r < rows; r++) {
+    out[at++] = 0x2c; // ','
+    out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
+    at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
+    out[at++] = 0x0a; // '\n'
+    offsets.push(base + at);
+  }
+  return out.subarray(0, at);
 }
 
 /**
