@@ -11,6 +11,7 @@ import { EngineBusyError, isOutOfTempSpace } from '../queries/errors.ts';
 import { FileChecker } from '../queries/files/check.ts';
 import { FileStates } from '../queries/files/states.ts';
 import { Renderings } from '../queries/engine/renderings.ts';
+import { renderSeen } from '../queries/stream/rendered.ts';
 import { RowsCache } from '../queries/engine/rows-cache.ts';
 import { TempBudget } from '../queries/engine/temp-budget.ts';
 import { extractTempDir } from '../queries/engine/temp-files.ts';
@@ -137,6 +138,7 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
       skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
       checked: (r) => app.log.info({ files: r.files, ms: r.ms }, r.warm ? 'data file checks warmed' : 'new or changed data files checked'),
       failed: (e) => app.log.warn({ err: e }, 'data file check process failed; its files are tried again next round'),
+      seen: (s) => renderSeen(ctx.extract, s.dataset, s.file, s.verdict),
     },
   });
   checks.start();

@@ -98,6 +98,10 @@ export class Engine {
     return this.size - this.idle.length;
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get queued(): number {
     return this.waiters.length;
   }

@@ -1,13 +1,15 @@
+import { readFile, rm } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
-import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
-import { compileRows, featureRows, type QuerySpec, type RowSelect } from '../sql/compile.ts';
+import { compileRows, csvRows, featureRows, type QuerySpec, type RowSelect } from '../sql/compile.ts';
+import { compileCopy, CSV_COPY } from '../sql/compile-copy.ts';
 import { ident } from '../sql/sql.ts';
 import { sinkFor } from '../stream/arrow-columns.ts';
 
 /**
- * One file's GeoJSON Features rendered once, in order-key order, as FEATURE_COPY writes them (a
- * comma before each Feature, a newline after it): row i is `text[offsets[i], offsets[i + 1])` and
+ * One file's rows rendered once, in order-key order, as the response's COPY writes them (GeoJSON
+ * Features as FEATURE_COPY: a comma before each, a newline after; CSV lines as CSV_COPY): row i is `text[offsets[i], offsets[i + 1])` and
  * its time key (epoch µs) is `keys[i]`, so any window of the file is one contiguous byte range.
  */
 export interface RenderedText {
@@ -16,50 +18,93 @@ export interface RenderedText {
   offsets: Float64Array;
 }
 
-/** The Feature select with the time key beside it: the same expressions as the response's select. */
-const keyedFeatures =
-  (timeColumn: string): RowSelect =>
+/** A response's select with the time key before it: the same expressions as the response's. */
+const keyed =
+  (select: RowSelect, timeColumn: string): RowSelect =>
   (spec, params) => {
-    const { fields, join } = featureRows(spec, params);
+    const { fields, join } = select(spec, params);
     return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}`, join };
   };
 
-/**
- * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
- * ordered by the order key. Only for files whose keys are stored strictly ascending, where this
- * order is the one a window of the file is sent in.
- */
-export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
+/** The whole file's rows in order key, the key first: only a dataset with a time axis is rendered. */
+function keyedRows(spec: QuerySpec, file: string, select: RowSelect) {
   const time = spec.descriptor.time;
   if (!time) throw new Error('only a dataset with a time axis is rendered');
-  const q = compileRows({ spec, files: [file], select: keyedFeatures(time.column), from: null, to: null, order: 'sort' });
-  const result = await c.run(q.sql, q.params);
+  return compileRows({ spec, files: [file], select: keyed(select, time.column), from: null, to: null, order: 'sort' });
+}
+
+/**
+ * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
+ * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
+ * files stored in order key, where this order is the one a window of the file is sent in.
+ */
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
+  const q = keyedRows(spec, file, featureRows);
+  const result = await c.stream(q.sql, q.params);
   if (result.columnCount !== 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
   const parts: Buffer[] = [];
-  const keys = new BigInt64Array(result.rowCount);
-  const offsets = new Float64Array(result.rowCount + 1);
-  let row = 0;
-  let base = 0;
-  for (let i = 0; i < result.chunkCount; i++) {
-    const chunk = result.getChunk(i);
-    const rows = chunk.rowCount;
-    chunk.getColumnValues(0).forEach((k, r) => (keys[row + r] = k as bigint));
-    const sink = sinkFor(new Utf8(), rows);
-    sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
-    const data = sink.take(rows);
-    const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
-    let at = 0;
-    for (let r = 0; r < rows; r++, row++) {
-      out[at++] = 0x2c; // ','
-      out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
-      at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
-      out[at++] = 0x0a; // '\n'
-      offsets[row + 1] = base + at;
-    }
-    parts.push(out.subarray(0, at));
-    base += at;
+  const keys: bigint[] = [];
+  const offsets: number[] = [0];
+  for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+    chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
+    parts.push(chunkFeatures(chunk, offsets));
   }
-  return { text: Buffer.concat(parts), keys, offsets };
+  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
+}
+
+/** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */
+function chunkFeatures(chunk: DuckDBDataChunk, offsets: number[]): Buffer {
+  const rows = chunk.rowCount;
+  const base = offsets.at(-1)!;
+  const sink = sinkFor(new Utf8(), rows);
+  sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
+  const data = sink.take(rows);
+  const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
+  let at = 0;
+  for (let r = 0; r < rows; r++) {
+    out[at++] = 0x2c; // ','
+    out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
+    at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
+    out[at++] = 0x0a; // '\n'
+    offsets.push(base + at);
+  }
+  return out.subarray(0, at);
+}
+
+/**
+ * The whole file's CSV lines and keys, as the response's COPY writes them (DuckDB's own CSV writer,
+ * so formatting and quoting stay native), ordered by the order key. The key is written as the first
+ * field of each line through `scratch` (a file under `dir`), then cut off: a BIGINT is never quoted.
+ */
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, scratch: string, dir: string): Promise<RenderedText> {
+  try {
+    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, scratch, dir);
+    await c.run(q.sql, q.params);
+    return splitKeyed(await readFile(scratch));
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+/** Lines `key,fields…\n` split into keys and the lines without their key; a newline inside quotes is the field's. */
+function splitKeyed(copy: Buffer): RenderedText {
+  const text = Buffer.allocUnsafe(copy.length);
+  const keys: bigint[] = [];
+  const offsets: number[] = [0];
+  let at = 0;
+  for (let start = 0; start < copy.length; ) {
+    const comma = copy.indexOf(0x2c, start);
+    // A row without a time key (an empty first field) cannot be placed in a window.
+    if (comma <= start) throw new Error('a rendered CSV line without its key');
+    keys.push(BigInt(copy.toString('latin1', start, comma)));
+    let end = comma + 1;
+    for (let quoted = false; end < copy.length && (quoted || copy[end] !== 0x0a); end++) if (copy[end] === 0x22) quoted = !quoted;
+    if (end >= copy.length) throw new Error('a rendered CSV line without its end');
+    at += copy.copy(text, at, comma + 1, end + 1);
+    offsets.push(at);
+    start = end + 1;
+  }
+  return { text: text.subarray(0, at), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
 }
 
 /** First row whose key is ≥ `key` (keys ascending). */

@@ -1,22 +1,25 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { renderFeatures, windowRows } from './render-file.ts';
+import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
+import { readFilterIndex } from './render-filter.ts';
+import { renderedRows, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
 
-/** One file's rendering on disk: its rows' keys and byte offsets in memory, the text in `file`. */
-interface Entry {
-  file: string;
-  keys: BigInt64Array;
-  offsets: Float64Array;
-}
+/** The text formats rendered: each file's rendering of one is its own entry. */
+export type RenderedFormat = 'geojson' | 'csv';
+
 
 /** A file to render, as listed and checked. */
 interface Job {
+  format: RenderedFormat;
+  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
+  seen: boolean;
   spec: QuerySpec;
   file: DataFile;
   hash: string;
@@ -24,6 +27,10 @@ interface Job {
 
 /** Files waiting beyond this are not queued; they are asked for again by their next window. */
 const MAX_QUEUED = 1000;
+/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
+const MAX_SEEN_QUEUED = 16;
+/** How often a seen file's rendering looks again whether requests still wait for DuckDB. */
+const YIELD_MS = 50;
 
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
@@ -33,14 +40,14 @@ const MAX_QUEUED = 1000;
 export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind === 'point' && d.time !== null && d.columns.every((c) => !c.computed);
 
 /**
- * GeoJSON Features of whole files, rendered once and served by byte range (RENDER_CACHE_MB).
+ * GeoJSON Features and CSV lines of whole files, rendered once and served by byte range (RENDER_CACHE_MB).
  * Keyed by the file's identity (path, size, modification time, inode) and its checked footer hash:
  * a replaced file is another key and can never be answered from an old rendering. Disk is budgeted,
  * least recently used out first; a file not rendered (yet, or any more) is answered the old way,
  * and rendered in the background, on a connection of its own.
  */
 export class Renderings {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, RenderedEntry>();
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
@@ -69,34 +76,34 @@ export class Renderings {
     return this.queued.size;
   }
 
-  private static key(f: DataFile, footerHash: string): string {
-    return createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40);
+  private static key(format: RenderedFormat, f: DataFile, footerHash: string): string {
+    return `${createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40)}.${format}`;
   }
 
-  /** The window's Features from the renderings of all its files, in order, or null when any file has none. */
-  async read(files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, from: bigint | null, to: bigint | null): Promise<{ bytes: Buffer; returned: number } | null> {
-    const found = files.map((f) => this.entries.get(Renderings.key(f, footerHashes.get(f.path) ?? '')));
-    if (found.some((e) => !e)) {
+  /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
+  async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
+    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
+    const found = keys.map((k) => this.entries.get(k));
+    if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) {
       this.misses++;
       return null;
     }
     const parts: Buffer[] = [];
     let returned = 0;
-    for (const [i, entry] of (found as Entry[]).entries()) {
+    for (const [i, entry] of (found as RenderedEntry[]).entries()) {
       // Most recently used last: eviction takes the first.
-      this.entries.delete(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''));
-      this.entries.set(Renderings.key(files[i]!, footerHashes.get(files[i]!.path) ?? ''), entry);
-      const [first, end] = windowRows(entry.keys, from, to);
-      returned += end - first;
-      const part = first < end ? await readRange(entry.file, entry.offsets[first]!, entry.offsets[end]!) : Buffer.alloc(0);
+      this.entries.delete(keys[i]!);
+      this.entries.set(keys[i]!, entry);
+      const part = await renderedRows(entry, window);
       if (!part) return (this.misses++, null);
-      parts.push(part);
+      parts.push(part.bytes);
+      returned += part.returned;
     }
     this.hits++;
     // One file (most windows): its range as read, not copied again.
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return { bytes: bytes.subarray(bytes.length > 0 ? 1 : 0), returned };
+    return { bytes: bytes.subarray(format === 'geojson' && bytes.length > 0 ? 1 : 0), returned };
   }
 
   /**
@@ -104,12 +111,12 @@ export class Renderings {
    * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
    * file replaced meanwhile) leaves the file to the old way.
    */
-  renderLater(engine: Engine, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): void {
+  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, seen = false): void {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
-      const key = hash === undefined ? null : Renderings.key(file, hash);
-      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= MAX_QUEUED) continue;
-      this.queued.set(key, { spec, file, hash: hash! });
+      const key = hash === undefined ? null : Renderings.key(format, file, hash);
+      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
+      this.queued.set(key, { format, seen, spec, file, hash: hash! });
     }
     if (!this.working && this.queued.size > 0) void this.work(engine);
   }
@@ -119,6 +126,7 @@ export class Renderings {
     try {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
       for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
+        if (next.value[1].seen) await whileServing(engine);
         await this.render(engine, next.value[0], next.value[1]);
         this.queued.delete(next.value[0]);
       }
@@ -128,21 +136,28 @@ export class Renderings {
   }
 
   private async render(engine: Engine, key: string, job: Job): Promise<void> {
-    const file = path.join(this.dir, `${key}.features`);
+    const file = path.join(this.dir, key);
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
-      const rendered = await renderFeatures(await engine.backgroundConnection(), spec, job.file.path);
+      await mkdir(this.dir, { recursive: true });
+      const c = await engine.backgroundConnection();
+      const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
+      const index = await readFilterIndex(c, spec, job.file.path);
+      if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
       if (rendered.text.length > this.maxBytes) return this.refuse(key);
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
-      await mkdir(this.dir, { recursive: true });
       await writeFile(file, rendered.text);
-      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets }, rendered.text.length);
+      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
     } catch {
       this.failures++;
       this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     }
+  }
+
+  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText> {
+    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, scratch, this.dir);
   }
 
   private refuse(key: string): void {
@@ -151,7 +166,7 @@ export class Renderings {
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 
-  private add(key: string, entry: Entry, bytes: number): void {
+  private add(key: string, entry: RenderedEntry, bytes: number): void {
     this.entries.set(key, entry);
     this.bytes += bytes;
     for (const [k, old] of this.entries) {
@@ -163,17 +178,10 @@ export class Renderings {
   }
 }
 
-/** Bytes [start, end) of a rendering, or null when it is gone (evicted while being read). */
-async function readRange(file: string, start: number, end: number): Promise<Buffer | null> {
-  const handle = await open(file, 'r').catch(() => null);
-  if (!handle) return null;
-  try {
-    const out = Buffer.allocUnsafe(end - start);
-    const { bytesRead } = await handle.read(out, 0, out.length, start);
-    return bytesRead === out.length ? out : null;
-  } catch {
-    return null;
-  } finally {
-    await handle.close();
+/** Resolves once no request waits for a DuckDB connection and one is idle (or the engine is closed). */
+async function whileServing(engine: Engine): Promise<void> {
+  while (!engine.isClosed && (engine.queued > 0 || engine.queuedBulk > 0 || engine.busy >= engine.size)) {
+    // Unreferenced: a rendering waiting its turn never keeps the process alive.
+    await new Promise((resolve) => setTimeout(resolve, YIELD_MS).unref());
   }
 }

@@ -1,5 +1,7 @@
 import { DATASETS } from '../../datasets/index.ts';
-import type { FileChecker } from './check.ts';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import type { FileChecker, FileVerdict } from './check.ts';
+import type { DataFile } from './data-file.ts';
 import type { FileStates } from './states.ts';
 import { listDatasetFiles } from './partitions.ts';
 import { checkInChild, type ChildCheck, type FileToCheck } from './warm-checks.ts';
@@ -19,6 +21,8 @@ export interface BackgroundCheckOptions {
     /** A round of checks ended: the start-up one (`warm`) or one of new or changed files. */
     checked(r: { files: number; ms: number; warm: boolean }): void;
     failed(error: Error): void;
+    /** A new or changed file found good after start-up (new data, likely asked for soon). */
+    seen?(s: { dataset: DatasetDescriptor; file: DataFile; verdict: Extract<FileVerdict, { ok: true }> }): void;
   };
 }
 
@@ -116,6 +120,7 @@ export class BackgroundChecks {
         unchecked.delete(file.path);
         if (verdict.ok) this.o.checker.remember(d, file, verdict);
         this.o.states.record(d, file, verdict);
+        if (verdict.ok && !first) this.o.events.seen?.({ dataset: d, file, verdict });
       },
       done: (n) => this.o.events.checked({ files: n, ms: Date.now() - started, warm: first }),
       failed: (e) => this.o.events.failed(e),

@@ -132,7 +132,7 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
  */
 export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
   const whole = ctx.renderings ? wholeWindowPlan(ctx, req, sources) : null;
-  if (!whole || !inMemory(ctx, sources, whole)) return null;
+  if (!whole) return null;
   const w = { ctx, req, sources, ...whole, cacheKey };
   const read = await readRendered(w);
   return read && answerRead(w, read.bytes, read.returned);

@@ -1,24 +1,52 @@
-import { renderable } from '../engine/renderings.ts';
+import { indexable } from '../engine/render-filter.ts';
+import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import type { DataFile } from '../files/data-file.ts';
+import type { ExtractContext } from './extract-types.ts';
 import type { WholeWindowCopy } from './whole-window.ts';
 
 type Window = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>;
 
 /**
- * Whether the window's Features may come from renderings (RENDER_CACHE_MB): a dataset whose bytes
- * depend on the file alone, no filter, and files whose rows are stored in order key (the order a
- * rendering holds them in is then the order the window is sent in).
+ * The format a window's rows may be rendered in (RENDER_CACHE_MB), or null: a text format rendered,
+ * a dataset whose bytes depend on the file alone, filters a rendering's index answers, files whose rows are stored in order
+ * key (the order a rendering holds them in is then the order the window is sent in), and no more
+ * rows than a window read into memory (IN_MEMORY_ROWS).
  */
-const mayRender = (w: Window): boolean => w.ctx.renderings != null && renderable(w.req.descriptor) && w.group.presorted && w.req.filters.length === 0;
+function renderedFormat(w: Window): RenderedFormat | null {
+  const format = RENDERED_FORMATS.find((f) => f === w.req.format);
+  if (!format) return null;
+  const small = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
+  return w.ctx.renderings != null && renderable(w.req.descriptor) && w.group.presorted && indexable(w.req.descriptor, w.req.filters) && small ? format : null;
+}
+
+/** GeoJSON first: the default format. */
+const RENDERED_FORMATS: readonly RenderedFormat[] = ['geojson', 'csv'];
 
 const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 
-/** The window's Features from its files' renderings, or null: not rendered (yet, or any more), or not renderable. */
+/** The window's rows from its files' renderings, or null: not rendered (yet, or any more), or not renderable. */
 export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned: number } | null> {
-  if (!mayRender(w)) return null;
-  return w.ctx.renderings!.read(windowFiles(w), w.sources.footerHashes, w.req.window?.from ?? null, w.req.window?.to ?? null);
+  const format = renderedFormat(w);
+  if (!format) return null;
+  return w.ctx.renderings!.read(format, windowFiles(w), w.sources.footerHashes, { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters });
 }
 
 /** After a window answered the old way (its connection given back): its files rendered in the background. */
 export function renderLater(w: WholeWindowCopy): void {
-  if (mayRender(w)) w.ctx.renderings!.renderLater(w.ctx.engine, w.spec, windowFiles(w), w.sources.footerHashes);
+  const format = renderedFormat(w);
+  if (format) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, windowFiles(w), w.sources.footerHashes);
+}
+
+/**
+ * A file the background checks found good after start-up (new data): rendered in the formats
+ * rendered, after any file asked for, and only while no request waits for DuckDB. Only a file
+ * stored in order key whose rows a window read into memory may hold.
+ */
+export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'inMemoryRows' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
+  const rows = verdict.rows ?? Infinity;
+  if (!ctx.renderings || !renderable(d) || !verdict.sorted || rows > Math.min(ctx.inMemoryRows, ctx.rowLimit, ctx.groupRows)) return;
+  const spec = { descriptor: d, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null };
+  const hashes = new Map([[file.path, verdict.footerHash]]);
+  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, true);
 }

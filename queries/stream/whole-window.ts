@@ -12,6 +12,7 @@ import type { Window } from '../window.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractWay, ExtractRequest, PreparedExtract } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
+import { renderLater } from './rendered.ts';
 import { pageVersion, type FileGroup } from './plan.ts';
 import { idleHelpers } from './request-connection.ts';
 import { overlap, sliceCount, timeSlices } from './slices.ts';
@@ -59,6 +60,7 @@ export async function copyWholeWindow(w: WholeWindowCopy): Promise<Extract> {
   const slices = takeSlices(w);
   const returned = await writeSlices(w, slices);
   w.release();
+  renderLater(w);
   const written = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
   return (await admitToCache(w, slices.files, written)) ?? (await sendWritten(w, slices.files, written));
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
@@ -8,7 +8,9 @@ import { runStaged } from '../../../queries/engine/staged-run.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import { FORMATS } from '../../../queries/formats.ts';
-import type { QuerySpec } from '../../../queries/sql/compile.ts';
+import { compileRows, type QuerySpec } from '../../../queries/sql/compile.ts';
+import { compileCopy, CSV_COPY } from '../../../queries/sql/compile-copy.ts';
+import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
@@ -53,55 +55,87 @@ const staged = async (f: DataFile, from: bigint, to: bigint) => {
   }
 };
 
+/** The window's CSV rows as the whole-window path writes them (COPY into a temp file). */
+const copied = async (paths: string[], from: bigint, to: bigint) => {
+  const lease = await engine.acquire();
+  try {
+    const target = path.join(dataDir, 'tmp', `copy-${from}.csv`);
+    const q = compileRows({ spec, files: paths, select: FORMATS.csv.rows, from, to, order: 'stored' });
+    const rows = await copyInto(lease.connection, compileCopy(q, CSV_COPY, target, path.dirname(target)));
+    return { rows, bytes: await readFile(target) };
+  } finally {
+    lease.release();
+  }
+};
+
 describe('renderings: budgeted disk, keyed by the file, never a pool connection', () => {
   it('a file not rendered is a miss; once rendered, a window is its staged bytes, across two files too', async () => {
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     const [from, to] = [us('2025-08-01T01:00:00Z'), us('2025-08-02T01:00:00Z')];
-    expect(await store.read(files, hashes, from, to)).toBeNull();
-    store.renderLater(engine, spec, files, hashes);
+    expect(await store.read('geojson', files, hashes, { from, to, filters: [] })).toBeNull();
+    store.renderLater(engine, 'geojson', spec, files, hashes);
     expect(engine.busy).toBe(0);
     expect(await until(() => store.files === 2)).toBe(true);
-    const read = (await store.read(files, hashes, from, to))!;
+    const read = (await store.read('geojson', files, hashes, { from, to, filters: [] }))!;
     const expected = Buffer.concat([await staged(files[0]!, from, to), Buffer.from(','), await staged(files[1]!, from, to)]);
     expect(read.returned).toBeGreaterThan(1000);
     expect(read.bytes.equals(expected)).toBe(true);
     expect([store.hits, store.misses, store.failures]).toEqual([1, 1, 0]);
-    const empty = await store.read(files, hashes, us('2025-08-03T00:00:00Z'), us('2025-08-03T01:00:00Z'));
+    const empty = await store.read('geojson', files, hashes, { from: us('2025-08-03T00:00:00Z'), to: us('2025-08-03T01:00:00Z'), filters: [] });
     expect([empty?.returned, empty?.bytes.length]).toEqual([0, 0]);
+  });
+
+  it('CSV lines: a window over two files is the bytes DuckDB\'s COPY writes; each format is its own rendering', async () => {
+    // DuckDB writes the CSV it is cut from: under the engine's TEMP_DIR, as the server's renderings are.
+    const dir = path.join(dataDir, 'tmp', 'renderings-csv');
+    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const [from, to] = [us('2025-08-01T22:00:00Z'), us('2025-08-02T03:00:00Z')];
+    store.renderLater(engine, 'geojson', spec, files, hashes);
+    expect(await until(() => store.files === 2)).toBe(true);
+    expect(await store.read('csv', files, hashes, { from, to, filters: [] })).toBeNull();
+    store.renderLater(engine, 'csv', spec, files, hashes);
+    expect(await until(() => store.files === 4)).toBe(true);
+    const read = (await store.read('csv', files, hashes, { from, to, filters: [] }))!;
+    const expected = await copied(files.map((f) => f.path), from, to);
+    expect(read.returned).toBe(expected.rows);
+    expect(read.returned).toBeGreaterThan(1000);
+    expect(read.bytes.equals(expected.bytes)).toBe(true);
+    // Only the renderings stay: the scratch copy each CSV rendering is cut from is gone.
+    expect((await readdir(dir)).filter((f) => !/\.(geojson|csv)$/.test(f))).toEqual([]);
   });
 
   it('another identity or footer is another key: never answered from the rendering of the file as it was', async () => {
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
-    store.renderLater(engine, spec, [files[0]!], hashes);
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
-    const window = [us('2025-08-01T01:00:00Z'), us('2025-08-01T02:00:00Z')] as const;
-    expect(await store.read([files[0]!], hashes, ...window)).not.toBeNull();
-    expect(await store.read([{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, ...window)).toBeNull();
-    expect(await store.read([{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, ...window)).toBeNull();
-    expect(await store.read([files[0]!], new Map([[files[0]!.path, 'another footer']]), ...window)).toBeNull();
+    const window = { from: us('2025-08-01T01:00:00Z'), to: us('2025-08-01T02:00:00Z'), filters: [] };
+    expect(await store.read('geojson', [files[0]!], hashes, window)).not.toBeNull();
+    expect(await store.read('geojson', [{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, window)).toBeNull();
+    expect(await store.read('geojson', [{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, window)).toBeNull();
+    expect(await store.read('geojson', [files[0]!], new Map([[files[0]!.path, 'another footer']]), window)).toBeNull();
   });
 
   it('the disk budget: the least recently used rendering leaves (its file removed); one larger than the budget is never kept nor tried again', async () => {
     const probe = new Renderings(await tempDir(), 64 * 1024 * 1024);
-    probe.renderLater(engine, spec, [files[0]!], hashes);
+    probe.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => probe.files === 1)).toBe(true);
     const one = probe.size;
     const dir = await tempDir();
     const store = new Renderings(dir, Math.floor(one * 1.5));
-    store.renderLater(engine, spec, [files[0]!], hashes);
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
-    store.renderLater(engine, spec, [files[1]!], hashes);
-    expect(await until(async () => (await store.read([files[1]!], hashes, null, null)) !== null)).toBe(true);
+    store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
+    expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, { from: null, to: null, filters: [] })) !== null)).toBe(true);
     expect(store.files).toBe(1);
     expect(store.size).toBeLessThanOrEqual(Math.floor(one * 1.5));
-    expect(await store.read([files[0]!], hashes, null, null)).toBeNull();
+    expect(await store.read('geojson', [files[0]!], hashes, { from: null, to: null, filters: [] })).toBeNull();
     expect(await until(async () => (await readdir(dir)).length === 1)).toBe(true);
 
     const small = new Renderings(await tempDir(), Math.floor(one / 2));
-    small.renderLater(engine, spec, [files[0]!], hashes);
+    small.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(small.pending).toBe(1);
     expect(await until(() => small.pending === 0)).toBe(true);
-    small.renderLater(engine, spec, [files[0]!], hashes);
+    small.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect([small.files, small.size, small.pending, small.failures]).toEqual([0, 0, 0, 0]);
   });
 });

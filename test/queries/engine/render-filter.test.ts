@@ -1,0 +1,104 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../../datasets/hotspots.ts';
+import { renderCsv, renderFeatures, type RenderedText } from '../../../queries/engine/render-file.ts';
+import { indexable, readFilterIndex } from '../../../queries/engine/render-filter.ts';
+import { renderedRows, type RenderedEntry } from '../../../queries/engine/rendered-window.ts';
+import { runStaged } from '../../../queries/engine/staged-run.ts';
+import { FORMATS } from '../../../queries/formats.ts';
+import { compileRows } from '../../../queries/sql/compile.ts';
+import { compileCopy, CSV_COPY } from '../../../queries/sql/compile-copy.ts';
+import { compileStaged } from '../../../queries/sql/compile-staged.ts';
+import type { RowFilter } from '../../../queries/sql/filter-sql.ts';
+import { copyInto } from '../../../queries/stream/copy-stream.ts';
+import { featureBytes } from '../../../queries/stream/in-memory.ts';
+import { openDuck, spec } from '../sql/compile-fixtures.ts';
+import { writeEdgeFile } from '../sql/feature-edges.ts';
+
+// Filters answered from a rendering's index must keep exactly the rows DuckDB's WHERE keeps.
+let instance: DuckDBInstance;
+let c: DuckDBConnection;
+let work: string;
+let dataDir: string;
+let file: string;
+let n = 0;
+const entries: Record<'geojson' | 'csv', RenderedEntry> = {} as never;
+beforeAll(async () => {
+  ({ instance, c } = await openDuck());
+  work = await mkdtemp(path.join(os.tmpdir(), 'render-filter-'));
+  dataDir = path.join(work, 'data');
+  file = await writeEdgeFile(c, dataDir, hotspots, 7);
+  const index = await readFilterIndex(c, spec(hotspots, dataDir, {}), file);
+  const keep = async (r: RenderedText) => {
+    const target = path.join(work, `rendering-${n++}`);
+    await writeFile(target, r.text);
+    return { file: target, keys: r.keys, offsets: r.offsets, index };
+  };
+  entries.geojson = await keep(await renderFeatures(c, spec(hotspots, dataDir, {}), file));
+  entries.csv = await keep(await renderCsv(c, spec(hotspots, dataDir, {}), file, path.join(work, 'scratch'), work));
+});
+afterAll(async () => {
+  instance.closeSync();
+  await rm(work, { recursive: true, force: true });
+});
+
+const box = (minLon: number, minLat: number, maxLon: number, maxLat: number): RowFilter => ({ kind: 'box', box: { minLon, minLat, maxLon, maxLat }, shapes: null });
+const FILTERS: [string, RowFilter[]][] = [
+  ['country PT', [{ kind: 'equals', column: 'country', value: 'PT' }]],
+  ['country empty text', [{ kind: 'equals', column: 'country', value: '' }]],
+  ['country none present', [{ kind: 'equals', column: 'country', value: 'ZZ' }]],
+  ['countries', [{ kind: 'anyOf', column: 'country', values: ['PT', 'plain', 'ZZ', 'a,b'] }]],
+  ['the whole world', [box(-180, -90, 180, 90)]],
+  ['edges on values (0, -0, 1e-7, 100)', [box(-0, 0, 1e-7, 100)]],
+  ['across the antimeridian', [box(170, -90, -170, 90)]],
+  ['across the antimeridian at 0', [box(0, -1e300, -0, 1e300)]],
+  ['unbounded doubles', [box(-Infinity, -Infinity, Infinity, Infinity)]],
+  ['box and country', [box(-180, -90, 180, 90), { kind: 'anyOf', column: 'country', values: ['PT', ''] }]],
+];
+
+/** The window as today's paths write it: GeoJSON staged through a table, CSV by COPY. */
+async function expected(format: 'geojson' | 'csv', filters: RowFilter[], from: bigint | null, to: bigint | null) {
+  const s = spec(hotspots, dataDir, { filters });
+  if (format === 'geojson') {
+    const result = await runStaged(c, compileStaged({ spec: s, files: [file], select: FORMATS.geojson.rows, from, to, order: 'sort' })!, '');
+    return { returned: result.rowCount, bytes: featureBytes(result) };
+  }
+  const target = path.join(work, `copy-${n++}.csv`);
+  const returned = await copyInto(c, compileCopy(compileRows({ spec: s, files: [file], select: FORMATS.csv.rows, from, to, order: 'sort' }), CSV_COPY, target, work));
+  return { returned, bytes: await readFile(target) };
+}
+
+async function fromIndex(format: 'geojson' | 'csv', filters: RowFilter[], from: bigint | null, to: bigint | null) {
+  const read = (await renderedRows(entries[format], { from, to, filters }))!;
+  return { returned: read.returned, bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0) };
+}
+
+describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byte for byte', () => {
+  it('hotspots\' filters and any box are indexed; a filter on another column is not', () => {
+    expect(indexable(hotspots, FILTERS.flatMap(([, f]) => f))).toBe(true);
+    expect(indexable(hotspots, [{ kind: 'equals', column: 'id', value: 'x' }])).toBe(false);
+    expect(indexable(hotspots, [{ kind: 'after', key: ['2025-08-01T00:00:00Z', 'x'] }])).toBe(false);
+  });
+
+  it.each(FILTERS)('%s: edge values (NaN, ±Inf, -0, nulls, odd text), GeoJSON and CSV, whole file and a window', async (_name, filters) => {
+    const keys = [...new Set(entries.geojson.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [from, to] of [[null, null], [keys[1]!, keys[5]!]] as [bigint | null, bigint | null][]) {
+      for (const format of ['geojson', 'csv'] as const) {
+        const want = await expected(format, filters, from, to);
+        const got = await fromIndex(format, filters, from, to);
+        expect(got.returned, `${format} ${from}`).toBe(want.returned);
+        expect(got.bytes.equals(want.bytes), `${format} ${from}`).toBe(true);
+      }
+    }
+  });
+
+  it('the filters keep some rows and drop others, so the comparison means something', async () => {
+    const all = (await expected('csv', [], null, null)).returned;
+    const kept = await Promise.all(FILTERS.map(async ([, f]) => (await expected('csv', f, null, null)).returned));
+    expect(kept.some((k) => k > 0 && k < all)).toBe(true);
+    expect(kept.filter((k) => k > 0).length).toBeGreaterThan(5);
+  });
+});
