@@ -1,4 +1,4 @@
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
 import { cellEdge, type AggregateShape } from '../sql/aggregate-shape.ts';
 import type { AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
@@ -75,4 +75,13 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
   const [lat, lon] = [num(row('lat')), num(row('lon'))];
   if (cols.stations && lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
+}
+
+/** Reads a result chunk of compileAggregate as groups, column by column (`names`: the result's columns). */
+export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
+  const at = new Map(names.map((name, i) => [name, i]));
+  return (chunk) => {
+    const columns = chunk.getColumns();
+    return Array.from({ length: chunk.rowCount }, (_, i) => readAggregateRow((name) => columns[at.get(name) ?? -1]?.[i], shape, cols));
+  };
 }
