@@ -72,25 +72,25 @@ export function aggregateColumns(q: Pick<AggregateQuery, 'spec' | 'shape'>): Agg
 
 /**
  * A measure's exact sum as integers (no floating-point addition, so no order of addition can
- * change it): each finite non-zero value x is m × 2^(e − 52) with e a multiple of 32 at most its
+ * change it): each finite non-zero value x is m × 2^(e − 52) with e ≡ 16 (mod 32) at most its
  * binary exponent minus one, so m is a whole number below 2^85; m is summed as its two 64-bit
  * halves (hi, the whole part of m / 2^32, and lo, the rest below 2^32: both exact, as scaling a
  * double by a power of two and subtracting two that differ by a small whole number are), which
  * DuckDB adds far faster than 128-bit values, and joined once per partial group. e is null for a
- * null, zero or non-finite value, which then adds nothing.
+ * null, zero or non-finite value, which then adds nothing. The lanes are placed so that one,
+ * e = −16, holds every |x| in [2^−15, 2^17): the values of one group nearly always share it.
  */
 const pow2 = (k: string) => `pow(2.0, ${k})`;
-/** The lanes nearly every measure falls in (|x| in [2^−31, 2^33)): their exponent from two comparisons, not a logarithm. */
+/** The common lane's exponent from two comparisons; a logarithm only outside it. */
 function exponentSql(x: string): string {
   const a = `abs(${x})`;
-  const general = `CAST(32 * floor((floor(log2(${a})) - 1) / 32) AS INTEGER)`;
-  const lanes = `CASE WHEN ${a} >= 2.0 AND ${a} < ${pow2('33')} THEN 0 WHEN ${a} >= ${pow2('-31')} AND ${a} < 2.0 THEN -32 ELSE ${general} END`;
-  return `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN ${lanes} END`;
+  const general = `CAST(32 * floor((floor(log2(${a})) + 15) / 32) - 16 AS INTEGER)`;
+  return `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN CASE WHEN ${a} >= ${pow2('-15')} AND ${a} < ${pow2('17')} THEN -16 ELSE ${general} END END`;
 }
-/** x × 2^(k − e), exact: one constant power for the common lanes, two halves otherwise so that neither overflows a double. */
+/** x × 2^(k − e), exact: one constant power in the common lane, two halves otherwise so that neither overflows a double. */
 function scaledSql(x: string, e: string, k: number): string {
   const half = `floor((${k} - ${e}) / 2)`;
-  return `CASE ${e} WHEN 0 THEN ${x} * ${pow2(String(k))} WHEN -32 THEN ${x} * ${pow2(String(k + 32))} ELSE ${x} * ${pow2(half)} * ${pow2(`(${k} - ${e}) - ${half}`)} END`;
+  return `CASE ${e} WHEN -16 THEN ${x} * ${pow2(String(k + 16))} ELSE ${x} * ${pow2(half)} * ${pow2(`(${k} - ${e}) - ${half}`)} END`;
 }
 /** The partial sum of m: hi and lo summed as 64-bit integers, joined as one 128-bit integer. */
 function mantissaSumSql(x: string, e: string): string {

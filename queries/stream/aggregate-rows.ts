@@ -29,6 +29,9 @@ export function aggregateColumnList(shape: AggregateShape): AggregateColumn[] {
   return [{ name: 'bucket', type: 'time' }, ...keys, ...stats];
 }
 
+/** A lane without values: its count is 0, so its total is never read. */
+const NO_TOTAL = { scaled: 0n, exponent: 0 };
+
 const num = (v: DuckDBValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
 
@@ -66,10 +69,12 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   });
-  const listed = laneTotals((row('limbs') as string | null | undefined) ?? null, cols.summed.length);
-  const totals = listed.map((total, j) => {
+  // Only a group with a lane of several exponents lists them (rare): the others carry one total per lane.
+  const limbs = (row('limbs') as string | null | undefined) ?? null;
+  const listed = limbs === null ? null : laneTotals(limbs, cols.summed.length);
+  const totals = cols.summed.map((_, j) => {
     const t = row(`t${j}`);
-    return t === null || t === undefined ? total : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
+    return t === null || t === undefined ? (listed?.[j] ?? NO_TOTAL) : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
   });
   shape.stats.forEach((s, i) => values.push(statValue(row, s, i, cols, totals)));
   const [lat, lon] = [num(row('lat')), num(row('lon'))];
@@ -79,9 +84,9 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
 
 /** Reads a result chunk of compileAggregate as groups, column by column (`names`: the result's columns). */
 export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
-  const at = new Map(names.map((name, i) => [name, i]));
   return (chunk) => {
     const columns = chunk.getColumns();
-    return Array.from({ length: chunk.rowCount }, (_, i) => readAggregateRow((name) => columns[at.get(name) ?? -1]?.[i], shape, cols));
+    const byName = new Map(names.map((name, j) => [name, columns[j]!]));
+    return Array.from({ length: chunk.rowCount }, (_, i) => readAggregateRow((name) => byName.get(name)?.[i], shape, cols));
   };
 }

@@ -27,11 +27,20 @@ export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
   });
 }
 
-/** Bits of a non-negative bigint, from its hexadecimal digits (far cheaper than its binary text). */
+/**
+ * Bits of a non-negative bigint. A 32-bit one by clz32; a larger one from its logarithm as a
+ * double, which rounding can carry into the next power of two but never below its own: one shift
+ * tells which (far cheaper than its text, which only numbers beyond a double's range need).
+ */
 function bitLength(n: bigint): number {
-  if (n === 0n) return 0;
-  const hex = n.toString(16);
-  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+  if (n < 0x100000000n) return 32 - Math.clz32(Number(n));
+  const x = Number(n);
+  if (!Number.isFinite(x)) {
+    const hex = n.toString(16);
+    return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+  }
+  const upper = Math.floor(Math.log2(x)) + 1;
+  return n >> BigInt(upper - 1) === 0n ? upper - 1 : upper;
 }
 
 /** 2^e as a double, for e in [−1074, 1023] exactly (and Infinity above). */

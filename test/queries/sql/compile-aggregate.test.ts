@@ -54,8 +54,8 @@ describe('the aggregate compiler', () => {
 });
 
 describe('exact sums across the lanes', () => {
-  // Values on both sides of the common lanes' edges (2^-31, 2, 2^33), far outside them, subnormal, and cancelling.
-  const VALUES = [2 ** -31, 2 ** -31 - 2 ** -84, 2 - 2 ** -52, 2, 2 ** 33 - 2 ** -20, 2 ** 33, 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75];
+  // Values on both sides of lane edges (2^-15, 2^17, 2^49), far outside them, subnormal, and cancelling.
+  const VALUES = [2 ** -15, 2 ** -15 - 2 ** -68, 2 ** 17 - 2 ** -36, 2 ** 17, 2 ** 49 - 2 ** -3, -(2 ** 49), 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75];
   const s = shape({ stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
 
   it('gives the correctly rounded sum and mean of values in every lane, and of every set that leaves one out', async () => {
