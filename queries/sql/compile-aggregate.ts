@@ -73,63 +73,63 @@ export function aggregateColumns(q: Pick<AggregateQuery, 'spec' | 'shape'>): Agg
 /**
  * A measure's exact sum as integers (no floating-point addition, so no order of addition can
  * change it): each finite non-zero value x is m × 2^(e − 52) with e ≡ 16 (mod 32) at most its
- * binary exponent minus one, so m is a whole number below 2^85; m is summed as its two 64-bit
- * halves (hi, the whole part of m / 2^32, and lo, the rest below 2^32: both exact, as scaling a
- * double by a power of two and subtracting two that differ by a small whole number are), which
- * DuckDB adds far faster than 128-bit values, and joined once per partial group. e is null for a
- * null, zero or non-finite value, which then adds nothing. The lanes are placed so that one,
- * e = −16, holds every |x| in [2^−15, 2^17): the values of one group nearly always share it.
+ * binary exponent minus one, so m is a whole number below 2^85. The lanes are placed so that one,
+ * e = −16, holds every |x| in [2^−15, 2^17): nearly every value of nearly every measure. There m
+ * is summed as its two 64-bit halves (hi, the whole part of x × 2^36, and lo, the rest below 2^32:
+ * both exact, as scaling a double by a power of two and subtracting two that differ by a small
+ * whole number are), which DuckDB adds far faster than 128-bit values; a value in another lane is
+ * listed with its own e and m, for exact-sum.ts to add. e is null for a null, zero or non-finite
+ * value, which then adds nothing.
  */
+const COMMON_LANE = -16;
 const pow2 = (k: string) => `pow(2.0, ${k})`;
-/** The common lane's exponent from two comparisons; a logarithm only outside it. */
+/** The lane's exponent: two comparisons for the common lane, a logarithm only outside it. */
 function exponentSql(x: string): string {
   const a = `abs(${x})`;
   const general = `CAST(32 * floor((floor(log2(${a})) + 15) / 32) - 16 AS INTEGER)`;
-  return `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN CASE WHEN ${a} >= ${pow2('-15')} AND ${a} < ${pow2('17')} THEN -16 ELSE ${general} END END`;
+  return `CASE WHEN ${x} <> 0 AND isfinite(${x}) THEN CASE WHEN ${a} >= ${pow2('-15')} AND ${a} < ${pow2('17')} THEN ${COMMON_LANE} ELSE ${general} END END`;
 }
-/** x × 2^(k − e), exact: one constant power in the common lane, two halves otherwise so that neither overflows a double. */
-function scaledSql(x: string, e: string, k: number): string {
-  const half = `floor((${k} - ${e}) / 2)`;
-  return `CASE ${e} WHEN -16 THEN ${x} * ${pow2(String(k + 16))} ELSE ${x} * ${pow2(half)} * ${pow2(`(${k} - ${e}) - ${half}`)} END`;
-}
-/** The partial sum of m: hi and lo summed as 64-bit integers, joined as one 128-bit integer. */
-function mantissaSumSql(x: string, e: string): string {
-  const hi = `floor(${scaledSql(x, e, 20)})`;
-  const lo = `(${scaledSql(x, e, 52)}) - ${hi} * 4294967296.0`;
-  return `(sum(CAST(${hi} AS BIGINT))::HUGEINT * 4294967296 + sum(CAST(${lo} AS BIGINT)))`;
+/** m of a value outside the common lane, exact in 128 bits: x × 2^(52 − e) in two halves, so that neither power overflows a double. */
+function rareMantissaSql(x: string, e: string): string {
+  const half = `floor((52 - ${e}) / 2)`;
+  return `CAST(${x} * ${pow2(half)} * ${pow2(`(52 - ${e}) - ${half}`)} AS HUGEINT)`;
 }
 
-/** Counts, minima and maxima of the rows (`merge` false), or of partial groups' (true). */
-function statSql(shape: AggregateShape, measureOf: (column: string) => string, merge: boolean): string[] {
+/** Counts, minima and maxima of the rows. */
+function statSql(shape: AggregateShape, measureOf: (column: string) => string): string[] {
   return shape.stats.flatMap((s, i) => {
     if (!('fn' in s) || s.fn === 'sum' || s.fn === 'mean') return [];
-    const m = merge ? `s${i}` : measureOf(s.column);
-    const fn = s.fn === 'count' ? (merge ? 'sum' : 'count') : s.fn;
-    return [`${fn}(${m})${s.fn === 'count' ? '::BIGINT' : ''} AS s${i}`];
+    return [`${s.fn}(${measureOf(s.column)})${s.fn === 'count' ? '::BIGINT' : ''} AS s${i}`];
   });
 }
 
+/** One summed measure's aggregates: counts, the common lane's integer sum (h), the other lanes' values listed as `lane:e:m` (o). */
+function laneSql(x: string, j: number): string[] {
+  const common = `e${j} = ${COMMON_LANE}`;
+  const hi = `floor(${x} * ${pow2('36')})`;
+  const halves = [`CASE WHEN ${common} THEN CAST(${hi} AS BIGINT) END`, `CASE WHEN ${common} THEN CAST(${x} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT) END`];
+  const rare = `CASE WHEN NOT ${common} THEN concat(${j}, ':', e${j}, ':', ${rareMantissaSql(x, `e${j}`)}) END`;
+  return [
+    `count(${x})::BIGINT AS c${j}`,
+    `count(*) FILTER (WHERE NOT isfinite(${x}))::BIGINT AS f${j}`,
+    `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
+    `string_agg(${rare}, ' ') AS o${j}`,
+  ];
+}
+
 /**
- * Summed measures: rows are first grouped by their keys and each lane's exponent (p: counts, and
- * the integer sum of each lane's m), then the partial groups of one key are merged (g), their
- * sums as one integer at one exponent, or listed as `lane:e:sum` in `limbs` when a lane has several;
- * exact-sum.ts adds them exactly and rounds once.
+ * Summed measures, in one grouping: per lane j its counts, the common lane's sum as one integer
+ * (t) at that exponent (a), or, for a group with values in other lanes (rare), every item listed
+ * in `limbs` (the common lane's sum among them); exact-sum.ts adds them exactly and rounds once.
  */
 function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
-  const exponents = summed.map((_, j) => `e${j}`).join(', ');
-  const partialLanes = summed.flatMap((m, j) => [
-    `count(${measureOf(m)}) AS c${j}`,
-    `count(*) FILTER (WHERE NOT isfinite(${measureOf(m)})) AS f${j}`,
-    `${mantissaSumSql(measureOf(m), `e${j}`)} AS h${j}`,
-  ]);
-  const p = `p AS (SELECT ${[by, exponents, 'count(*) AS n', ...statSql(shape, measureOf, false), ...partialLanes].join(', ')} FROM r GROUP BY ${by}, ${exponents})`;
-  const limbs = summed.map((_, j) => `CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':', e${j}, ':', h${j}) END`).join(', ');
-  // The common case, a lane whose values all share one exponent, is one integer (t) at that exponent (a); only groups with a lane of several list them.
-  const single = (j: number) => `min(e${j}) IS NOT DISTINCT FROM max(e${j})`;
-  const lanes = summed.flatMap((_, j) => [`sum(c${j})::BIGINT AS c${j}`, `sum(f${j})::BIGINT AS f${j}`, `min(e${j}) AS a${j}`, `CASE WHEN ${single(j)} THEN sum(h${j}) END AS t${j}`]);
-  const several = summed.map((_, j) => `NOT ${single(j)}`).join(' OR ');
-  const list = `CASE WHEN ${several} THEN string_agg(concat_ws(' ', ${limbs}), ' ') END AS limbs`;
-  const g = `g AS (SELECT ${[by, 'sum(n)::BIGINT AS n', ...statSql(shape, measureOf, true), ...lanes, list].join(', ')} FROM p GROUP BY ${by})`;
+  const aggregates = summed.flatMap((m, j) => laneSql(measureOf(m), j));
+  const p = `p AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM r GROUP BY ${by})`;
+  const lanes = summed.flatMap((_, j) => [`c${j}`, `f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
+  const items = summed.map((_, j) => `CASE WHEN o${j} IS NOT NULL THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
+  const list = `CASE WHEN ${summed.map((_, j) => `o${j} IS NOT NULL`).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
+  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [`s${i}`] : []));
+  const g = `g AS (SELECT ${[by, 'n', ...stats, ...lanes, list].join(', ')} FROM p)`;
   return [p, g];
 }
 
@@ -152,7 +152,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const exponents = cols.summed.map((m, j) => `${exponentSql(measureOf(m))} AS e${j}`);
   const r = `r AS (SELECT ${['*', ...exponents].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
-  const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf, false)].join(', ')} FROM r GROUP BY ${by})`;
+  const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by})`;
   const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
