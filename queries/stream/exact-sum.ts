@@ -57,6 +57,10 @@ export function roundRational(num: bigint, den: bigint, exp2: number): number {
   else [b, e] = [b << BigInt(-shift), e - shift];
   const q = a / b;
   const sticky = a % b !== 0n;
+  // q has 55 or 56 bits: with the remainder folded into its last bit (two below where it is
+  // rounded), Number() rounds it as the whole quotient, and a power of two scales a normal result exactly.
+  const quick = Number(sticky ? q | 1n : q) * pow2(e);
+  if (Number.isFinite(quick) && quick >= 2 ** -1022) return negative ? -quick : quick;
   // Below 2^−1074 nothing is representable: subnormal results keep fewer bits.
   const drop = Math.max(bitLength(q) - 53, -1074 - e);
   const kept = q >> BigInt(drop);
