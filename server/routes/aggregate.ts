@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
@@ -6,6 +7,7 @@ import { instantFromDate } from '../../queries/instant.ts';
 import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
 import type { DataVersion } from '../../queries/stream/extract-types.ts';
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
+import { spoolBody } from '../../queries/stream/spool.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
 import { keyedOnly } from '../auth.ts';
@@ -42,7 +44,7 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
   if (a === null) return reply.code(304).send();
-  return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding });
+  return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding, signal });
 }
 
 /** The meta block a columnar file carries, as for the data endpoints. */
@@ -73,21 +75,34 @@ function lengthOf(body: Iterable<string | Buffer>): number {
 /**
  * Headers from meta, then the groups in the format (meta framing text, inside a file) and the
  * client's coding, written a batch at a time as they are sent: chunked, so a body that fails
- * mid-way is cut, never ended short. A Parquet file, and any body for a reader that could not see
- * a cut (HTTP/1.0), is sent whole with its length. HEAD: the length of an uncoded body, counted.
+ * mid-way is cut, never ended short. A Parquet file is sent whole with its length; a body for a
+ * reader that could not see a cut (HTTP/1.0) is spooled to a temp file first and sent with its
+ * length, as extracts are. HEAD: the length of an uncoded body, counted.
  */
-async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding }) {
+async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding; signal: AbortSignal }) {
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, ...a.groups }, r.rowLimit);
   const body = () => written(FORMATS[q.format].aggregate!, meta, a);
   reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   if (request.method === 'HEAD') return (encoding === 'identity' ? reply.header('content-length', lengthOf(body())) : reply).send();
-  if (a.file || !seesBrokenTransfers(request)) {
-    const whole = a.file && encoding === 'identity' ? a.file : await encodeWhole(paced(body()), encoding);
+  if (a.file) {
+    const whole = encoding === 'identity' ? a.file : await encodeWhole(paced(body()), encoding);
     return reply.header('content-length', whole.length).send(whole);
   }
+  if (!seesBrokenTransfers(request)) return sendSpooled(reply, ctx, encodeBody(paced(body()), encoding), r.signal);
   return sendStreamed(reply, body(), encoding, () => ctx.metrics.countAbortedStream());
+}
+
+/** The whole body written to TEMP_DIR (within its budget: a 503 when full), then sent from there with its length; the file goes when the response closes. */
+async function sendSpooled(reply: FastifyReply, ctx: AppContext, body: AsyncIterable<string | Buffer>, signal: AbortSignal) {
+  const spooled = await spoolBody(body, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal }).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
+  });
+  const file = createReadStream(spooled.path, { highWaterMark: 1 << 18 });
+  file.once('close', () => void spooled.dispose());
+  reply.raw.once('close', () => void spooled.dispose());
+  return reply.header('content-length', spooled.bytes).send(file);
 }
 
 /**
