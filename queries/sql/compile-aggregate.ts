@@ -18,6 +18,7 @@ export interface AggregateQuery {
  * The result's columns, in order: `b` (bucket start, epoch µs), one column per key (`grid` two:
  * the cell's column and row index), `n` (rows), one per stat but `count`, then per summed measure
  * its non-null and non-finite counts and `limbs`, and the station's `lat`, `lon` when joined.
+ * Counts come as DOUBLE (exact below 2^53): read as numbers, not as a bigint each.
  */
 export interface AggregateColumns {
   keys: string[];
@@ -99,7 +100,7 @@ function rareMantissaSql(x: string, e: string): string {
 function statSql(shape: AggregateShape, measureOf: (column: string) => string): string[] {
   return shape.stats.flatMap((s, i) => {
     if (!('fn' in s) || s.fn === 'sum' || s.fn === 'mean') return [];
-    return [`${s.fn}(${measureOf(s.column)})${s.fn === 'count' ? '::BIGINT' : ''} AS s${i}`];
+    return [`${s.fn}(${measureOf(s.column)})${s.fn === 'count' ? '::DOUBLE' : ''} AS s${i}`];
   });
 }
 
@@ -110,8 +111,8 @@ function laneSql(x: string, j: number): string[] {
   const halves = [`CASE WHEN ${common} THEN CAST(${hi} AS BIGINT) END`, `CASE WHEN ${common} THEN CAST(${x} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT) END`];
   const rare = `CASE WHEN NOT ${common} THEN concat(${j}, ':', e${j}, ':', ${rareMantissaSql(x, `e${j}`)}) END`;
   return [
-    `count(${x})::BIGINT AS c${j}`,
-    `count(*) FILTER (WHERE NOT isfinite(${x}))::BIGINT AS f${j}`,
+    `count(${x})::DOUBLE AS c${j}`,
+    `count(*) FILTER (WHERE NOT isfinite(${x}))::DOUBLE AS f${j}`,
     `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
     `string_agg(${rare}, ' ') AS o${j}`,
   ];
@@ -124,7 +125,7 @@ function laneSql(x: string, j: number): string[] {
  */
 function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
   const aggregates = summed.flatMap((m, j) => laneSql(measureOf(m), j));
-  const p = `p AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM r GROUP BY ${by})`;
+  const p = `p AS (SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM r GROUP BY ${by})`;
   const lanes = summed.flatMap((_, j) => [`c${j}`, `f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
   const items = summed.map((_, j) => `CASE WHEN o${j} IS NOT NULL THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
   const list = `CASE WHEN ${summed.map((_, j) => `o${j} IS NOT NULL`).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
@@ -152,7 +153,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const exponents = cols.summed.map((m, j) => `${exponentSql(measureOf(m))} AS e${j}`);
   const r = `r AS (SELECT ${['*', ...exponents].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
-  const plain = `g AS (SELECT ${[by, 'count(*)::BIGINT AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by})`;
+  const plain = `g AS (SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by})`;
   const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
