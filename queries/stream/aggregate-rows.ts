@@ -87,6 +87,11 @@ export function chunkReader(names: readonly string[], shape: AggregateShape, col
   return (chunk) => {
     const columns = chunk.getColumns();
     const byName = new Map(names.map((name, j) => [name, columns[j]!]));
-    return Array.from({ length: chunk.rowCount }, (_, i) => readAggregateRow((name) => byName.get(name)?.[i], shape, cols));
+    // One reader per chunk, moved from row to row: no function made per row.
+    let at = 0;
+    const row: RowValue = (name) => byName.get(name)?.[at];
+    const rows: AggregateRow[] = [];
+    for (; at < chunk.rowCount; at++) rows.push(readAggregateRow(row, shape, cols));
+    return rows;
   };
 }
