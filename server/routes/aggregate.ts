@@ -83,26 +83,29 @@ async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: 
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, ...a.groups }, r.rowLimit);
   const body = () => written(FORMATS[q.format].aggregate!, meta, a);
-  reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  if (request.method === 'HEAD') return (encoding === 'identity' ? reply.header('content-length', lengthOf(body())) : reply).send();
+  // The 200's headers go on only once its body can be sent: a body spooled in vain is a 503 without them.
+  const head = () => {
+    reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
+    return encoding === 'identity' ? reply : reply.header('content-encoding', encoding);
+  };
+  if (request.method === 'HEAD') return (encoding === 'identity' ? head().header('content-length', lengthOf(body())) : head()).send();
   if (a.file) {
     const whole = encoding === 'identity' ? a.file : await encodeWhole(paced(body()), encoding);
-    return reply.header('content-length', whole.length).send(whole);
+    return head().header('content-length', whole.length).send(whole);
   }
-  if (!seesBrokenTransfers(request)) return sendSpooled(reply, ctx, encodeBody(paced(body()), encoding), r.signal);
-  return sendStreamed(reply, body(), encoding, () => ctx.metrics.countAbortedStream());
+  if (!seesBrokenTransfers(request)) return sendSpooled(reply, ctx, encodeBody(paced(body()), encoding), r.signal, head);
+  return sendStreamed(head(), body(), encoding, () => ctx.metrics.countAbortedStream());
 }
 
-/** The whole body written to TEMP_DIR (within its budget: a 503 when full), then sent from there with its length; the file goes when the response closes. */
-async function sendSpooled(reply: FastifyReply, ctx: AppContext, body: AsyncIterable<string | Buffer>, signal: AbortSignal) {
+/** The whole body written to TEMP_DIR (within its budget: a 503 when full), then headed and sent from there with its length; the file goes when the response closes. */
+async function sendSpooled(reply: FastifyReply, ctx: AppContext, body: AsyncIterable<string | Buffer>, signal: AbortSignal, head: () => FastifyReply) {
   const spooled = await spoolBody(body, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal }).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
   });
   const file = createReadStream(spooled.path, { highWaterMark: 1 << 18 });
   file.once('close', () => void spooled.dispose());
   reply.raw.once('close', () => void spooled.dispose());
-  return reply.header('content-length', spooled.bytes).send(file);
+  return head().header('content-length', spooled.bytes).send(file);
 }
 
 /**

@@ -182,4 +182,21 @@ describe('a length on every body that could be cut silently', () => {
       await small.close();
     }
   });
+
+  it('an HTTP/1.0 aggregate larger than TEMP_DIR_MAX_MB is a clean 503: none of the 200\'s headers, no content coding', async () => {
+    const small = await startServer(bulkDir, { TEMP_DIR_MAX_MB: '0.001', RESPONSE_CACHE_MB: '0', TEMP_DIR: `${bulkDir}/.tmp-tiny` });
+    try {
+      const request = '/api/v1/hotspots/aggregate?from=2025-07-01&to=2025-07-04&interval=hour&groupBy=grid&cell=0.01&stats=frp.sum';
+      const plain = await exchange(small, request, { version: '1.0', encoding: 'gzip' });
+      expect(plain.status).toBe(503);
+      expect(plain.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      // Rate-limit headers belong to every answer; the answer's meta headers only to the 200.
+      expect(Object.keys(plain.headers).filter((h) => h.startsWith('x-') && !/^x-(ratelimit-|request-id)/.test(h))).toEqual([]);
+      expect(JSON.parse(plain.body.toString('utf8')).detail).toMatch(/use HTTP\/1\.1/);
+      expect(small.context.extract.tempBudget.usedBytes).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
 });
