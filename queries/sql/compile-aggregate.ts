@@ -104,34 +104,49 @@ function statSql(shape: AggregateShape, measureOf: (column: string) => string): 
   });
 }
 
-/** One summed measure's aggregates: counts, the common lane's integer sum (h), the other lanes' values listed as `lane:e:m` (o). */
+/** One summed measure's aggregates: counts, the common lane's integer sum (h), the sum of its values in another lane (o, by lane l). */
 function laneSql(x: string, j: number): string[] {
   const common = `e${j} = ${COMMON_LANE}`;
   const hi = `floor(${x} * ${pow2('36')})`;
   const halves = [`CASE WHEN ${common} THEN CAST(${hi} AS BIGINT) END`, `CASE WHEN ${common} THEN CAST(${x} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT) END`];
-  const rare = `CASE WHEN NOT ${common} THEN concat(${j}, ':', e${j}, ':', ${rareMantissaSql(x, `e${j}`)}) END`;
   return [
     `count(${x})::DOUBLE AS c${j}`,
     `count(*) FILTER (WHERE NOT isfinite(${x}))::DOUBLE AS f${j}`,
     `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
-    `string_agg(${rare}, ' ') AS o${j}`,
+    `sum(CASE WHEN NOT ${common} THEN ${rareMantissaSql(x, `e${j}`)} END) AS o${j}`,
   ];
 }
 
+/** A count, minimum or maximum of partial groups, merged. */
+const mergedStat = (fn: string, i: number) => `${fn === 'count' ? 'sum' : fn}(s${i}) AS s${i}`;
+
 /**
- * Summed measures, in one grouping: per lane j its counts, the common lane's sum as one integer
- * (t) at that exponent (a), or, for a group with values in other lanes (rare), every item listed
- * in `limbs` (the common lane's sum among them); exact-sum.ts adds them exactly and rounds once.
+ * Summed measures. The rows are grouped by the keys and, per measure j, the lane l of a value
+ * outside the common one (p): a group of ordinary values is one such part, a group with others a
+ * few (at most one per lane present), never one per value. The parts are merged per group (q),
+ * and the other lanes' sums listed, one `j:e:m` item per lane (o: at most ~68 per measure).
+ * Per lane j: counts, the common lane's sum as one integer (t) at its exponent (a), or, for a
+ * group with values in other lanes, every lane in `limbs` (the common one among them);
+ * exact-sum.ts adds them exactly and rounds once.
  */
-function summedGroupsSql(by: string, shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
+function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[]): string[] {
+  const by = keys.join(', ');
+  const lanes = summed.map((_, j) => `l${j}`);
+  const laneOf = summed.map((_, j) => `CASE WHEN e${j} <> ${COMMON_LANE} THEN e${j} END AS l${j}`);
   const aggregates = summed.flatMap((m, j) => laneSql(measureOf(m), j));
-  const p = `p AS (SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM r GROUP BY ${by})`;
-  const lanes = summed.flatMap((_, j) => [`c${j}`, `f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
+  const p = `p AS (SELECT ${[by, ...laneOf, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM r GROUP BY ${[by, ...lanes].join(', ')})`;
+  const parts = summed.map((_, j) => `SELECT ${by}, ${j} AS j, l${j} AS l, o${j} AS o FROM p WHERE l${j} IS NOT NULL`).join(' UNION ALL ');
+  const listed = summed.map((_, j) => `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j}) AS o${j}`);
+  const o = `o AS (SELECT ${[by, ...listed].join(', ')} FROM (SELECT ${by}, j, l, sum(o) AS o FROM (${parts}) GROUP BY ${by}, j, l) GROUP BY ${by})`;
+  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
+  const merged = summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(f${j}) AS f${j}`, `sum(h${j}) AS h${j}`]);
+  const q = `q AS (SELECT ${[by, 'sum(n) AS n', ...stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i)), ...merged].join(', ')} FROM p GROUP BY ${by})`;
+  const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
   const items = summed.map((_, j) => `CASE WHEN o${j} IS NOT NULL THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
   const list = `CASE WHEN ${summed.map((_, j) => `o${j} IS NOT NULL`).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
-  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [`s${i}`] : []));
-  const g = `g AS (SELECT ${[by, 'n', ...stats, ...lanes, list].join(', ')} FROM p)`;
-  return [p, g];
+  const g = `g AS (SELECT ${[...keys.map((k) => `q.${k}`), 'n', ...stats.map((i) => `s${i}`), ...lanesOut, list].join(', ')} FROM q LEFT JOIN o ON ${same})`;
+  return [p, o, q, g];
 }
 
 /** One statement: rows of the window bucketed and keyed (r), grouped (g; through p when summed exactly), ordered by bucket then keys, nulls last. */
@@ -154,7 +169,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const r = `r AS (SELECT ${['*', ...exponents].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
   const plain = `g AS (SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by})`;
-  const groups = cols.summed.length ? summedGroupsSql(by, shape, measureOf, cols.summed) : [plain];
+  const groups = cols.summed.length ? summedGroupsSql(['b', ...cols.keys], shape, measureOf, cols.summed) : [plain];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
   const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');

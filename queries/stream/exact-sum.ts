@@ -22,7 +22,9 @@ export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
   }
   return parts.map((p) => {
     if (p.length === 0) return ZERO;
-    const exponent = Math.min(...p.map((x) => x.e));
+    // A loop, not a spread: a list's length is not bounded by the stack.
+    let exponent = Infinity;
+    for (const x of p) exponent = Math.min(exponent, x.e);
     return { scaled: p.reduce((n, x) => n + (x.s << BigInt(x.e - exponent)), 0n), exponent };
   });
 }
