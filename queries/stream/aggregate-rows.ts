@@ -54,7 +54,8 @@ function statValue(row: RowValue, stat: AggregateShape['stats'][number], i: numb
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
   if (count === 0 || nonFinite > 0) return null;
   const total = totals[j]!;
-  return stat.fn === 'sum' ? exactDouble(total) : roundRational(total.scaled, BigInt(count), total.exponent);
+  // Finite values past the largest double add up to an infinity, and a mean of tiny negatives can round to -0: as for minima and maxima.
+  return finiteOrNull(stat.fn === 'sum' ? exactDouble(total) : roundRational(total.scaled, BigInt(count), total.exponent));
 }
 
 /** One result row of compileAggregate as a group. */

@@ -1,10 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { aggregateColumns, compileAggregate } from '../../queries/sql/compile-aggregate.ts';
-import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { hotspot, tempDir, writeChain } from '../helpers/fixtures.ts';
+import { writeParquet } from '../helpers/parquet.ts';
 import { exactMean, exactSum } from '../helpers/exact.ts';
 import { CHAIN, parseCsv } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -39,10 +41,20 @@ beforeAll(async () => {
     0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '2025-08-01' AS acq_date, '1200' AS acq_time, 'N' AS satellite, 'VIIRS' AS instrument, 'n' AS confidence, '2.0NRT' AS version,
     ${lanes}[${pick}] AS frp, 'D' AS daynight, CAST(NULL AS INTEGER) AS type FROM range(${ROWS}) r(i)) TO '${file}' (FORMAT parquet)`);
   c.closeSync();
+  // A sum past the largest double and a mean below the smallest, negative.
+  const at = '2025-08-05T12:00:00Z';
+  await writeParquet(path.join(dir, 'hotspots/date=2025-08-05/a.parquet'), hotspots, [
+    hotspot('huge-1', at, { country: 'HI', frp: 1.7e308 }),
+    hotspot('huge-2', at, { country: 'HI', frp: 1.7e308 }),
+    hotspot('tiny-1', at, { country: 'LO', frp: -5e-324 }),
+    hotspot('tiny-2', at, { country: 'LO', frp: 0 }),
+  ]);
   await writeChain(dir, 'hotspots', CHAIN);
   server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
 }, 60_000);
 afterAll(() => server?.close());
+
+const ARROW = 'application/vnd.apache.arrow.stream';
 
 describe('groups of values outside the common lane', () => {
   it(`${ROWS} values in one group, most of them 1e-6, sum and average exactly over HTTP; so do its halves grouped by country`, async () => {
@@ -69,5 +81,25 @@ describe('groups of values outside the common lane', () => {
     // frp in 6 lanes (6.02e23 and its negative share one), scan (0.39) only in the common one.
     for (const list of limbs) expect(list.split(' ').filter(Boolean).length).toBeLessThanOrEqual(70);
     expect(limbs.map((list) => new Set(list.split(' ').map((item) => item.split(':').slice(0, 2).join(':'))).size)).toEqual(limbs.map((list) => list.split(' ').length));
+  });
+
+  it('a sum past the largest double is null and a mean rounding to -0 is 0, the same bytes fresh and from the cache', async () => {
+    const cached = await startServer(dir, { RESPONSE_CACHE_MB: '1' });
+    try {
+      const url = '/api/v1/hotspots/aggregate?from=2025-08-05&to=2025-08-06&interval=all&groupBy=country&stats=frp.sum,frp.mean';
+      const arrow = async () => Buffer.from(await (await cached.get(url, { headers: { accept: ARROW } })).arrayBuffer());
+      const cache = cached.context.extract.rowsCache!;
+      const fresh = await arrow();
+      // Kept once asked for twice (as any answer): the third comes from the cache.
+      await arrow();
+      const hits = cache.hits;
+      const again = await arrow();
+      expect(cache.hits).toBe(hits + 1);
+      expect(again.equals(fresh)).toBe(true);
+      const rows = (await tableFromIPC(fresh).toArray()).map((r) => r.toJSON());
+      expect(rows.map((r) => [r.country, r['frp.sum'], Object.is(r['frp.mean'], -0) ? '-0' : r['frp.mean']])).toEqual([['HI', null, 1.7e308], ['LO', -5e-324, 0]]);
+    } finally {
+      await cached.close();
+    }
   });
 });
