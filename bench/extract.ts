@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
 import { isArgsError } from '../shared/command-io.ts';
+import { aggregateFigures } from './aggregate-scenario.ts';
 import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
 import { problemsOf, scenarioFigures } from './figures.ts';
 import { capacityFigures, capacityProblems } from './figures-capacity.ts';
@@ -42,7 +43,7 @@ async function gitState(): Promise<{ commit: string | null; dirty: boolean | nul
 /** Every figure in the order of the scenarios, then the servers' and the run's own. */
 function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: number): Figure[] {
   const yearRows = planned(plan, 'year-csv').expectedRows;
-  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts, soak } = m.load;
+  const { 'concurrent-year-csv': concurrent, 'cold-first-byte': cold, 'small-windows': small, 'window-sizes': sizes, aborts, aggregate, soak } = m.load;
   return [
     ...m.extracts.flatMap((r) => scenarioFigures(r, m.extracts)),
     ...(concurrent ? concurrentFigures(concurrent) : []),
@@ -50,6 +51,7 @@ function allFigures(o: BenchOptions, plan: Plan, m: Measured, totalSeconds: numb
     ...(small ? smallWindowsFigures(small, { rateLimitPerMinute: m.rateLimitPerMinute, meanFeaturesPerHour: yearRows / (o.days * 24) }) : []),
     ...(sizes ? growthFigures(sizes) : []),
     ...(aborts ? abortsFigures(aborts) : []),
+    ...(aggregate ? aggregateFigures(aggregate) : []),
     ...(soak ? soakFigures(soak) : []),
     ...capacityFigures(m.capacity),
     ...(m.shared

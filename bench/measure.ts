@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hotspots } from '../datasets/hotspots.ts';
 import { runAborts, type AbortsResult } from './aborts.ts';
+import { AGGREGATE_BENCH_ROW_LIMIT, measureAggregates, type AggregateResult } from './aggregate-scenario.ts';
 import { measureCapacity, type CapacityMeasured } from './capacity.ts';
 import { measureColdStart, type ColdStartResult } from './cold-start.ts';
 import { runConcurrent, type ConcurrentResult } from './concurrent.ts';
@@ -39,6 +40,7 @@ export interface LoadMeasured {
   'small-windows'?: SmallWindowsResult & { floor: FloorResult };
   'window-sizes'?: GrowthResult;
   aborts?: AbortsResult;
+  aggregate?: AggregateResult;
   soak?: SoakResult;
 }
 
@@ -166,6 +168,10 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
       const aborts = (await withServer(setup, o, 'aborts', { warm: true }, log, (s) => runAborts(s, abortAsk(o, plan, setup.keys)))).value;
       log(`aborts: busy after ${aborts.busyAfter}, RSS ${aborts.rssBeforeMb.toFixed(0)} -> ${aborts.rssAfterMb.toFixed(0)} MB`);
       m.load.aborts = aborts;
+    }
+    if (only.has('aggregate')) {
+      const aggregates = { ...setup, env: { ...setup.env, AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT } };
+      m.load.aggregate = (await withServer(aggregates, o, 'aggregate', { warm: true }, log, (s) => measureAggregates(s, o.dataDir, fullWindow(o), 3, log))).value;
     }
     if (only.has('soak')) m.load.soak = await measureSoak(o, setup, log);
     m.capacity = await measureCapacity(o, plan, setup, m.extracts, log);

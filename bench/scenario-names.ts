@@ -17,6 +17,7 @@ export const SCENARIOS = [
   { name: 'throttled-year', measures: 'one throttled one-year CSV download lasting 2.5 times QUERY_TIMEOUT_MS completes' },
   { name: 'year-parquet', measures: "one-year hotspot Parquet (Accept) vs DuckDB COPY (FORMAT parquet); bytes per row beside year-csv's" },
   { name: 'year-arrow', measures: "one-year hotspot Arrow IPC stream (Accept) vs the same COPY; bytes per row beside year-csv's" },
+  { name: 'aggregate', measures: 'daily x country, year x 0.25 degree grid and hourly x station aggregates vs DuckDB GROUP BY and the year as CSV; peak RSS' },
   { name: 'soak', measures: 'mixed requests on one server (formats, 304, 400, 404, gzip, OGC pages, hang-ups): RSS, heap, descriptors, temp files, no 5xx' },
 ] as const;
 

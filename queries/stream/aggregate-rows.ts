@@ -1,4 +1,4 @@
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
 import { cellEdge, type AggregateShape } from '../sql/aggregate-shape.ts';
 import type { AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
@@ -29,6 +29,9 @@ export function aggregateColumnList(shape: AggregateShape): AggregateColumn[] {
   return [{ name: 'bucket', type: 'time' }, ...keys, ...stats];
 }
 
+/** A lane without values: its count is 0, so its total is never read. */
+const NO_TOTAL = { scaled: 0n, exponent: 0 };
+
 const num = (v: DuckDBValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
 
@@ -51,7 +54,8 @@ function statValue(row: RowValue, stat: AggregateShape['stats'][number], i: numb
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
   if (count === 0 || nonFinite > 0) return null;
   const total = totals[j]!;
-  return stat.fn === 'sum' ? exactDouble(total) : roundRational(total.scaled, BigInt(count), total.exponent);
+  // Finite values past the largest double add up to an infinity, and a mean of tiny negatives can round to -0: as for minima and maxima.
+  return finiteOrNull(stat.fn === 'sum' ? exactDouble(total) : roundRational(total.scaled, BigInt(count), total.exponent));
 }
 
 /** One result row of compileAggregate as a group. */
@@ -66,13 +70,29 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   });
-  const listed = laneTotals((row('limbs') as string | null | undefined) ?? null, cols.summed.length);
-  const totals = listed.map((total, j) => {
+  // Only a group with a lane of several exponents lists them (rare): the others carry one total per lane.
+  const limbs = (row('limbs') as string | null | undefined) ?? null;
+  const listed = limbs === null ? null : laneTotals(limbs, cols.summed.length);
+  const totals = cols.summed.map((_, j) => {
     const t = row(`t${j}`);
-    return t === null || t === undefined ? total : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
+    return t === null || t === undefined ? (listed?.[j] ?? NO_TOTAL) : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
   });
   shape.stats.forEach((s, i) => values.push(statValue(row, s, i, cols, totals)));
   const [lat, lon] = [num(row('lat')), num(row('lon'))];
   if (cols.stations && lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
+}
+
+/** Reads a result chunk of compileAggregate as groups, column by column (`names`: the result's columns). */
+export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
+  return (chunk) => {
+    const columns = chunk.getColumns();
+    const byName = new Map(names.map((name, j) => [name, columns[j]!]));
+    // One reader per chunk, moved from row to row: no function made per row.
+    let at = 0;
+    const row: RowValue = (name) => byName.get(name)?.[at];
+    const rows: AggregateRow[] = [];
+    for (; at < chunk.rowCount; at++) rows.push(readAggregateRow(row, shape, cols));
+    return rows;
+  };
 }

@@ -1,5 +1,6 @@
 import type { WireMeta } from '../../shared/wire.ts';
 import { formatInstant } from '../instant.ts';
+import type { Groups } from './aggregate-groups.ts';
 import type { AggregateColumn, AggregateGeometry, AggregateRow } from './aggregate-rows.ts';
 import { csvNumber, jsonNumber } from './number-text.ts';
 
@@ -69,14 +70,27 @@ function bucketTexts(): (t: bigint) => string {
   return (t) => (last?.t === t ? last.text : (last = { t, text: formatInstant(t) }).text);
 }
 
-/** The whole body: prefix, the groups, suffix. */
-export function aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
+/** The groups' text, a batch at a time, `separator` between groups. */
+function* groupTexts(text: Pick<AggregateText, 'row' | 'separator'>, columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
   const time = bucketTexts();
-  return text.prefix(meta, columns) + rows.map((r) => text.row(columns, r, time)).join(text.separator) + text.suffix;
+  let first = true;
+  for (const batch of groups.batches()) {
+    if (batch.length === 0) continue;
+    const rows = batch.map((r) => text.row(columns, r, time)).join(text.separator);
+    yield first ? rows : text.separator + rows;
+    first = false;
+  }
 }
 
-/** The groups as CSV, header included: the text a columnar file is made from. */
-export function aggregateCsv(columns: readonly AggregateColumn[], rows: readonly AggregateRow[]): string {
-  const time = bucketTexts();
-  return csvHeader(columns) + rows.map((r) => AGGREGATE_CSV.row(columns, r, time)).join('');
+/** The body a batch of groups at a time: prefix, the groups, suffix. */
+export function* aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
+  yield text.prefix(meta, columns);
+  yield* groupTexts(text, columns, groups);
+  if (text.suffix) yield text.suffix;
+}
+
+/** The groups as CSV, header included, a batch at a time: the text a columnar file is made from. */
+export function* aggregateCsv(columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
+  yield csvHeader(columns);
+  yield* groupTexts(AGGREGATE_CSV, columns, groups);
 }

@@ -1,11 +1,12 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import type { Observation } from '../files/chain.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
 import { aggregateColumns, compileAggregate } from '../sql/compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
-import { aggregateColumnList, readAggregateRow, type AggregateColumn, type AggregateRow } from './aggregate-rows.ts';
+import { aggregateColumnList, chunkReader, type AggregateColumn } from './aggregate-rows.ts';
+import { resultGroups, type Groups } from './aggregate-groups.ts';
 import { listSources, querySpec } from './extract.ts';
 import type { ExtractContext, ExtractRequest } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
@@ -33,35 +34,16 @@ export interface Aggregate {
   /** The correction model the measures' values are corrected by (the corrected series with a model published); null otherwise. */
   correction: { id: string } | null;
   columns: AggregateColumn[];
-  rows: AggregateRow[];
-  truncated: boolean;
-  next: Window | null;
+  groups: Groups;
   /** The whole body when the format is a file DuckDB writes (Parquet); null otherwise. */
   file: Buffer | null;
 }
 
-/**
- * Past the row limit the groups are cut before the first bucket that does not fit whole, so a walk
- * from `next.from` sees each group once; a first bucket with more groups than the limit is cut
- * inside it and cannot be continued (`next` null), as rows sharing one instant are.
- */
-function cut(rows: AggregateRow[], limit: number, w: Window): Pick<Aggregate, 'rows' | 'truncated' | 'next'> {
-  if (rows.length <= limit) return { rows, truncated: false, next: null };
-  const first = rows[limit]!.values[0] as bigint;
-  const whole = rows.filter((r) => (r.values[0] as bigint) < first);
-  if (whole.length === 0) return { rows: rows.slice(0, limit), truncated: true, next: null };
-  return { rows: whole, truncated: true, next: { from: first, to: w.to } };
-}
-
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: Pick<AggregateRequest, 'window' | 'shape' | 'rowLimit'>): Promise<AggregateRow[]> {
-  if (files.length === 0) return [];
-  const query = { spec, files, window: req.window, shape: req.shape, limit: req.rowLimit + 1 };
-  const compiled = compileAggregate(query);
-  const cols = aggregateColumns(query);
-  const result = await c.runAndReadAll(compiled.sql, compiled.params);
-  const at = new Map(result.columnNames().map((name, i) => [name, i]));
-  // Rows as arrays, read by name through one index: a third of the cost of row objects.
-  return result.getRows().map((r) => readAggregateRow((name) => r[at.get(name) ?? -1], req.shape, cols));
+/** One part's groups, held by DuckDB until they are sent (at most one more than the limit: enough to see a cut). */
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: Pick<AggregateRequest, 'window' | 'shape' | 'rowLimit'>): Promise<DuckDBMaterializedResult | null> {
+  if (files.length === 0) return null;
+  const compiled = compileAggregate({ spec, files, window: req.window, shape: req.shape, limit: req.rowLimit + 1 });
+  return c.run(compiled.sql, compiled.params);
 }
 
 /**
@@ -70,7 +52,7 @@ async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonl
  * cores are used by statements side by side); each group lies in one part, so the parts'
  * groups in order are the window's, the same whatever the number of parts.
  */
-async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest): Promise<AggregateRow[]> {
+async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest): Promise<DuckDBMaterializedResult[]> {
   const wanted = req.shape.interval === 'all' ? 1 : sliceCount(req.window, sources, ctx.connectionsPerExtract);
   const helpers = idleHelpers(ctx.engine, wanted - 1);
   const connections = [c, ...helpers.map((h) => h.connection)];
@@ -90,7 +72,7 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
     // Every part is awaited before the helpers go back: none is mid-statement then.
     const settled = await Promise.allSettled(parts);
     if (cause) throw (cause as { error: unknown }).error;
-    return settled.flatMap((p) => (p.status === 'fulfilled' ? p.value : []));
+    return settled.flatMap((p) => (p.status === 'fulfilled' && p.value ? [p.value] : []));
   } finally {
     ctx.signal.removeEventListener('abort', interrupt);
     helpers.forEach((h) => h.release());
@@ -115,19 +97,20 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     // A Parquet file carries the chain's last success, which no entity tag covers: written afresh.
     const key = FORMATS[req.format].aggregate?.kind !== 'parquet' && req.cacheKey ? req.cacheKey(sources) : null;
     const cached = cachedGroups(ctx.rowsCache, key);
-    if (cached) return { ...decided, ...cached, file: null };
+    if (cached) return { ...decided, groups: cached, file: null };
     const connection = await request.connection();
     const spec = await querySpec(ctx, req, sources, connection);
     ctx.signal.throwIfAborted();
     const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-    const rows = await runParts(ctx, connection, spec, sources, req);
+    const results = await runParts(ctx, connection, spec, sources, req);
     // An interrupt that reached the statement while it was being prepared is lost: look again.
     ctx.signal.throwIfAborted();
     await verifierOf(req.descriptor.name, sources)(files);
-    const answer = { ...decided, ...cut(rows, req.rowLimit, req.window) };
-    keepGroups(ctx.rowsCache, key, { rows: answer.rows, truncated: answer.truncated, next: answer.next }, dataVersion);
+    const read = chunkReader(results[0]?.columnNames() ?? [], req.shape, aggregateColumns({ spec, shape: req.shape }));
+    const answer = { ...decided, groups: resultGroups(results, req.rowLimit, req.window, read) };
+    keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
-    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.rows) : null };
+    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups) : null };
   } finally {
     request.release();
   }

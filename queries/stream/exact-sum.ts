@@ -22,16 +22,27 @@ export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
   }
   return parts.map((p) => {
     if (p.length === 0) return ZERO;
-    const exponent = Math.min(...p.map((x) => x.e));
+    // A loop, not a spread: a list's length is not bounded by the stack.
+    let exponent = Infinity;
+    for (const x of p) exponent = Math.min(exponent, x.e);
     return { scaled: p.reduce((n, x) => n + (x.s << BigInt(x.e - exponent)), 0n), exponent };
   });
 }
 
-/** Bits of a non-negative bigint, from its hexadecimal digits (far cheaper than its binary text). */
+/**
+ * Bits of a non-negative bigint. A 32-bit one by clz32; a larger one from its logarithm as a
+ * double, which rounding can carry into the next power of two but never below its own: one shift
+ * tells which (far cheaper than its text, which only numbers beyond a double's range need).
+ */
 function bitLength(n: bigint): number {
-  if (n === 0n) return 0;
-  const hex = n.toString(16);
-  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+  if (n < 0x100000000n) return 32 - Math.clz32(Number(n));
+  const x = Number(n);
+  if (!Number.isFinite(x)) {
+    const hex = n.toString(16);
+    return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+  }
+  const upper = Math.floor(Math.log2(x)) + 1;
+  return n >> BigInt(upper - 1) === 0n ? upper - 1 : upper;
 }
 
 /** 2^e as a double, for e in [−1074, 1023] exactly (and Infinity above). */
@@ -48,6 +59,10 @@ export function roundRational(num: bigint, den: bigint, exp2: number): number {
   else [b, e] = [b << BigInt(-shift), e - shift];
   const q = a / b;
   const sticky = a % b !== 0n;
+  // q has 55 or 56 bits: with the remainder folded into its last bit (two below where it is
+  // rounded), Number() rounds it as the whole quotient, and a power of two scales a normal result exactly.
+  const quick = Number(sticky ? q | 1n : q) * pow2(e);
+  if (Number.isFinite(quick) && quick >= 2 ** -1022) return negative ? -quick : quick;
   // Below 2^−1074 nothing is representable: subnormal results keep fewer bits.
   const drop = Math.max(bitLength(q) - 53, -1074 - e);
   const kept = q >> BigInt(drop);

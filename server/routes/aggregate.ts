@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS, type FormatRules } from '../../queries/formats.ts';
@@ -5,11 +7,12 @@ import { instantFromDate } from '../../queries/instant.ts';
 import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
 import type { DataVersion } from '../../queries/stream/extract-types.ts';
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
+import { spoolBody } from '../../queries/stream/spool.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
 import { keyedOnly } from '../auth.ts';
 import { refuseWhenSaturated } from '../capacity.ts';
-import { encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
+import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { DATA_VARY } from '../media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
@@ -17,8 +20,9 @@ import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { toProblem } from '../problems.ts';
 import type { DatasetQuery } from '../query-params.ts';
 import { requestSignal } from '../request-signal.ts';
+import { seesBrokenTransfers } from './dataset.ts';
 
-/** GET /api/v1/<dataset>/aggregate: validated as the dataset's endpoint, preflighted as an extract, answered whole with its length. */
+/** GET /api/v1/<dataset>/aggregate: validated as the dataset's endpoint, preflighted as an extract, its groups written as they are sent. */
 export function registerAggregateRoute(app: FastifyInstance, ctx: AppContext, d: DatasetDescriptor): void {
   app.route({ method: ['GET', 'HEAD'], url: `/api/v1/${d.name}/aggregate`, handler: (request, reply) => answerAggregate(request, reply, ctx, d) });
 }
@@ -32,7 +36,7 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);
   const { signal, engineWork, preflightDone } = requestSignal(reply, ctx.config);
   const run = { ...ctx.extract, rowLimit, nowMs: Date.now(), signal, engineWork, owner: request.keyId ?? '' };
-  const fileMetadata = (x: Omit<Aggregate, 'file'>) => columnarMetadata(buildMeta(d, q, { ...x, returned: x.rows.length }, rowLimit));
+  const fileMetadata = (x: Omit<Aggregate, 'file'>) => columnarMetadata(buildMeta(d, q, { ...x, ...x.groups }, rowLimit));
   const req = { descriptor: d, window: q.window!, format: q.format, filters: q.filters, folderValue: q.folderValue, params: q.params, isFresh: fresh.isFresh, cacheKey: (v: DataVersion) => entityTag(d, q, v, rowLimit), shape, rowLimit, fileMetadata };
   const a = await prepareAggregate(run, req).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
@@ -40,31 +44,76 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
   if (a === null) return reply.code(304).send();
-  return sendAggregate(request, reply, { d, q, a, rowLimit, encoding });
+  return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding, signal });
 }
 
 /** The meta block a columnar file carries, as for the data endpoints. */
 const columnarMetadata = (meta: Meta): Record<string, string> => ({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 
-/** The body before any content coding: text framed by meta, a file with meta inside, or the Parquet file DuckDB wrote. */
-function written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate): Buffer {
-  if (writer.kind === 'text') return Buffer.from(aggregateBody(writer, meta, a.columns, a.rows));
-  if (writer.kind === 'binary') return Buffer.from(writer.write(columnarMetadata(meta), a.columns, a.rows));
+/** The body before any content coding, a batch of groups at a time: text framed by meta, a stream with meta inside, or the Parquet file DuckDB wrote. */
+function* written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate): Generator<string | Buffer> {
+  if (writer.kind === 'text') return yield* aggregateBody(writer, meta, a.columns, a.groups);
+  if (writer.kind === 'binary') {
+    for (const part of writer.write(columnarMetadata(meta), a.columns, a.groups)) yield Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    return;
+  }
   if (!a.file) throw new Error('a Parquet aggregate without its file');
-  return a.file;
+  yield a.file;
 }
 
-async function* once(body: Buffer): AsyncGenerator<Buffer> {
-  yield body;
+async function* paced(body: Iterable<string | Buffer>): AsyncGenerator<string | Buffer> {
+  yield* body;
 }
 
-/** The groups as one body in the format's text (meta framing it) or file (meta inside) and the client's coding, sent with its length; meta also in the X- headers. */
-async function sendAggregate(request: FastifyRequest, reply: FastifyReply, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding }) {
+/** The body's length, written and counted without being held. */
+function lengthOf(body: Iterable<string | Buffer>): number {
+  let bytes = 0;
+  for (const part of body) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  return bytes;
+}
+
+/**
+ * Headers from meta, then the groups in the format (meta framing text, inside a file) and the
+ * client's coding, written a batch at a time as they are sent: chunked, so a body that fails
+ * mid-way is cut, never ended short. A Parquet file is sent whole with its length; a body for a
+ * reader that could not see a cut (HTTP/1.0) is spooled to a temp file first and sent with its
+ * length, as extracts are. HEAD: the length of an uncoded body, counted.
+ */
+async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding; signal: AbortSignal }) {
   const { q, a, encoding } = r;
-  const meta = buildMeta(r.d, q, { ...a, returned: a.rows.length }, r.rowLimit);
-  const whole = written(FORMATS[q.format].aggregate!, meta, a);
-  const body = encoding === 'identity' ? whole : await encodeWhole(once(whole), encoding);
-  reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType).header('content-length', body.length);
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  return reply.send(request.method === 'HEAD' ? undefined : body);
+  const meta = buildMeta(r.d, q, { ...a, ...a.groups }, r.rowLimit);
+  const body = () => written(FORMATS[q.format].aggregate!, meta, a);
+  // The 200's headers go on only once its body can be sent: a body spooled in vain is a 503 without them.
+  const head = () => {
+    reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
+    return encoding === 'identity' ? reply : reply.header('content-encoding', encoding);
+  };
+  if (request.method === 'HEAD') return (encoding === 'identity' ? head().header('content-length', lengthOf(body())) : head()).send();
+  if (a.file) {
+    const whole = encoding === 'identity' ? a.file : await encodeWhole(paced(body()), encoding);
+    return head().header('content-length', whole.length).send(whole);
+  }
+  if (!seesBrokenTransfers(request)) return sendSpooled(reply, ctx, encodeBody(paced(body()), encoding), r.signal, head);
+  return sendStreamed(head(), body(), encoding, () => ctx.metrics.countAbortedStream());
+}
+
+/** The whole body written to TEMP_DIR (within its budget: a 503 when full), then headed and sent from there with its length; the file goes when the response closes. */
+async function sendSpooled(reply: FastifyReply, ctx: AppContext, body: AsyncIterable<string | Buffer>, signal: AbortSignal, head: () => FastifyReply) {
+  const spooled = await spoolBody(body, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal }).catch((e: unknown) => {
+    throw toProblem(e, ctx.config.retryAfterSeconds);
+  });
+  const file = createReadStream(spooled.path, { highWaterMark: 1 << 18 });
+  file.once('close', () => void spooled.dispose());
+  reply.raw.once('close', () => void spooled.dispose());
+  return head().header('content-length', spooled.bytes).send(file);
+}
+
+/**
+ * Sends `body` in `encoding` as it is read, chunked, buffering a chunk or so ahead of the client.
+ * A body that throws after the first byte destroys the socket: the reader sees a cut transfer
+ * (no last chunk), never a clean end; `aborted` is told of every transfer that did not finish.
+ */
+export function sendStreamed(reply: FastifyReply, body: Iterable<string | Buffer>, encoding: Encoding, aborted: () => void) {
+  reply.raw.once('close', () => reply.raw.writableFinished || aborted());
+  return reply.send(Readable.from(encodeBody(paced(body), encoding), { objectMode: false }));
 }

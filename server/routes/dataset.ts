@@ -50,7 +50,7 @@ function knownLength(framing: { prefix: string; suffix: string } | null, x: Extr
  * Only HTTP/1.1 and later frame a body of unknown length so that a cut shows: an HTTP/1.0 reader
  * (and every proxy speaking HTTP/1.0 to us, nginx's default) takes a closed connection for an end.
  */
-const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersionMajor > 1 || request.raw.httpVersionMinor >= 1;
+export const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersionMajor > 1 || request.raw.httpVersionMinor >= 1;
 
 /**
  * Headers from meta, then the body (in the client's coding): with Content-Length whenever it is

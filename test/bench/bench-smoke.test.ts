@@ -102,14 +102,14 @@ describe('bench/extract.ts at tiny scale', () => {
     const rows = run.stdout.split('\n').filter((l) => /^\| [a-z-]+ \|/.test(l) && !l.startsWith('| scenario |'));
     expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set(ISSUE_5));
     expect(rows).toHaveLength(report.figures.filter((f) => f.headline).length);
-    expect(run.stdout).toContain('Scenarios not measured in this run: slow-readers, overload, throttled-year, year-parquet, year-arrow, soak.');
+    expect(run.stdout).toContain('Scenarios not measured in this run: slow-readers, overload, throttled-year, year-parquet, year-arrow, aggregate, soak.');
   });
 
   it('--only picks scenarios by name in the bench\'s order, case-insensitively, and rejects unknown names (the old letters too)', () => {
     expect(parseBenchArgs(['--only', 'window-sizes,Cold-First-Byte']).only).toEqual(['cold-first-byte', 'window-sizes']);
     expect(parseBenchArgs([]).only).toEqual([
       'year-csv', 'month-geojson', 'year-readings-csv', 'concurrent-year-csv', 'cold-first-byte', 'small-windows', 'window-sizes',
-      'aborts', 'slow-readers', 'overload', 'throttled-year', 'year-parquet', 'year-arrow', 'soak',
+      'aborts', 'slow-readers', 'overload', 'throttled-year', 'year-parquet', 'year-arrow', 'aggregate', 'soak',
     ]);
     expect(() => parseBenchArgs(['--only', 'year-csv,Z'])).toThrow(/unknown: Z/);
     expect(() => parseBenchArgs(['--only', 'A'])).toThrow(/among year-csv, month-geojson, .*; unknown: A$/);

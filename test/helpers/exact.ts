@@ -20,7 +20,7 @@ function bits(x: number): { m: bigint; e: number } {
 function exactTotal(xs: readonly number[]): { n: bigint; k: number } {
   const parts = xs.filter((x) => x !== 0).map(bits);
   if (parts.length === 0) return { n: 0n, k: 0 };
-  const k = Math.min(...parts.map((p) => p.e));
+  const k = parts.reduce((least, p) => Math.min(least, p.e), Infinity);
   return { n: parts.reduce((s, p) => s + (p.m << BigInt(p.e - k)), 0n), k };
 }
 

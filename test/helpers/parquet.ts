@@ -75,3 +75,21 @@ export async function corruptColumn(file: string, column: string): Promise<void>
   await handle.close();
 }
 
+
+/** `rows` hotspots at one instant of `day`, each in its own 0.01° cell: row i at the centre of cell (i mod 36,000, i div 36,000) counted from (−180, −90). */
+export async function writeSpreadHotspots(file: string, day: string, rows: number): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const c = await (await writer()).connect();
+  try {
+    await c.run(`COPY (
+      SELECT printf('${day}-%08d', i) AS id, 'VIIRS_SNPP_NRT' AS product, TIMESTAMPTZ '${day} 12:00:00+00' AS "acquiredAtUtc", 'PT' AS country,
+        (-89.995 + (i // 36000) * 0.01)::DOUBLE AS latitude, (-179.995 + (i % 36000) * 0.01)::DOUBLE AS longitude,
+        CAST(NULL AS DOUBLE) AS brightness, CAST(NULL AS DOUBLE) AS bright_t31, 330.0::DOUBLE AS bright_ti4, 290.5::DOUBLE AS bright_ti5,
+        0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '${day}' AS acq_date, '1200' AS acq_time,
+        'N' AS satellite, 'VIIRS' AS instrument, 'n' AS confidence, '2.0NRT' AS version, (5.0 + i % 13)::DOUBLE AS frp,
+        'D' AS daynight, CAST(NULL AS INTEGER) AS type
+      FROM range(${rows}) r(i) ORDER BY i) TO '${file}' (FORMAT parquet)`);
+  } finally {
+    c.closeSync();
+  }
+}

@@ -63,6 +63,8 @@ const sameBody = (a: Buffer, b: Buffer) => {
 
 const SAMPLE_REQUESTS = [
   '/api/v1/hotspots?from=2025-08-01&to=2025-08-03',
+  '/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-03&groupBy=country&stats=frp.sum',
+  '/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-03&interval=hour&format=csv',
   '/api/v1/hotspots?from=2025-08-01&to=2025-08-03&format=csv',
   '/api/v1/burnt-areas?from=2025-07-01&to=2025-09-01',
   '/api/v1/burnt-areas?from=2025-07-01&to=2025-09-01&format=csv',
@@ -101,7 +103,8 @@ describe('a length on every body that could be cut silently', () => {
     expect(sameBody(plain.body, body)).toBe(true);
   });
 
-  it.each(SAMPLE_REQUESTS.filter((r) => !/burnt-areas\?.*from=[^&]*&to=[^&]*$|sensor-stations/.test(r)))(
+  // Aggregates are written as they are sent (chunked on HTTP/1.1), whatever their size.
+  it.each(SAMPLE_REQUESTS.filter((r) => !/burnt-areas\?.*from=[^&]*&to=[^&]*$|sensor-stations|\/aggregate\?/.test(r)))(
     '%s: rows written whole before the response carry Content-Length on HTTP/1.1 too, equal to the body',
     async (request) => {
       const a = await exchange(sample, request, { version: '1.1' });
@@ -175,6 +178,23 @@ describe('a length on every body that could be cut silently', () => {
       expect(small.context.extract.tempBudget.usedBytes).toBe(0);
       const chunked = await exchange(small, request, { version: '1.1' });
       expect(chunked.status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('an HTTP/1.0 aggregate larger than TEMP_DIR_MAX_MB is a clean 503: none of the 200\'s headers, no content coding', async () => {
+    const small = await startServer(bulkDir, { TEMP_DIR_MAX_MB: '0.001', RESPONSE_CACHE_MB: '0', TEMP_DIR: `${bulkDir}/.tmp-tiny` });
+    try {
+      const request = '/api/v1/hotspots/aggregate?from=2025-07-01&to=2025-07-04&interval=hour&groupBy=grid&cell=0.01&stats=frp.sum';
+      const plain = await exchange(small, request, { version: '1.0', encoding: 'gzip' });
+      expect(plain.status).toBe(503);
+      expect(plain.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      // Rate-limit headers belong to every answer; the answer's meta headers only to the 200.
+      expect(Object.keys(plain.headers).filter((h) => h.startsWith('x-') && !/^x-(ratelimit-|request-id)/.test(h))).toEqual([]);
+      expect(JSON.parse(plain.body.toString('utf8')).detail).toMatch(/use HTTP\/1\.1/);
+      expect(small.context.extract.tempBudget.usedBytes).toBe(0);
     } finally {
       await small.close();
     }

@@ -22,16 +22,18 @@ function doubles(seed: number, count: number): number[] {
   return out;
 }
 
-/** Lanes the way the engine writes them: each value as a whole number at the exponent compile-aggregate.ts picks. */
+/**
+ * Lanes the way the engine writes them: each value a whole number at the exponent
+ * compile-aggregate.ts picks (16 more than a multiple of 32), summed per lane, one item a lane.
+ */
 function limbsOf(xs: number[]): string {
-  return xs
-    .filter((x) => x !== 0)
-    .map((x) => {
-      const e = 32 * Math.floor((Math.floor(Math.log2(Math.abs(x))) - 1) / 32);
-      const half = Math.floor((52 - e) / 2);
-      return `0:${e}:${BigInt(x * 2 ** half * 2 ** (52 - e - half))}`;
-    })
-    .join(' ');
+  const lanes = new Map<number, bigint>();
+  for (const x of xs.filter((v) => v !== 0)) {
+    const e = 32 * Math.floor((Math.floor(Math.log2(Math.abs(x))) + 15) / 32) - 16;
+    const half = Math.floor((52 - e) / 2);
+    lanes.set(e, (lanes.get(e) ?? 0n) + BigInt(x * 2 ** half * 2 ** (52 - e - half)));
+  }
+  return [...lanes].map(([e, m]) => `0:${e}:${m}`).join(' ');
 }
 
 describe('exact sums and means, rounded once', () => {
@@ -68,6 +70,11 @@ describe('exact sums and means, rounded once', () => {
     expect(roundRational(1n, 1n, 1024)).toBe(Infinity);
     expect(roundRational(-7n, 2n, 0)).toBe(-3.5);
     expect(roundRational(1n, 3n, 0)).toBe(1 / 3);
+  });
+
+  it('adds a list longer than any call\'s arguments could be', () => {
+    const items = Array.from({ length: 300_000 }, (_, i) => `0:${i % 2 ? -48 : -80}:1`).join(' ');
+    expect(exactDouble(laneTotals(items, 1)[0]!)).toBe(150_000 * 2 ** -100 + 150_000 * 2 ** -132);
   });
 
   it('reads each lane of a group\'s limbs; an absent lane is zero', () => {

@@ -1,0 +1,64 @@
+import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api';
+import type { Instant } from '../instant.ts';
+import type { Window } from '../window.ts';
+import type { AggregateRow } from './aggregate-rows.ts';
+
+/** An aggregate's groups as the response sends them: how many, whether and where they were cut, and the groups themselves. */
+export interface Groups {
+  returned: number;
+  truncated: boolean;
+  next: Window | null;
+  /** The `returned` groups in order, a batch at a time; each call reads them afresh. */
+  batches(): Iterable<AggregateRow[]>;
+}
+
+/** Groups held as rows (a cached answer). */
+export const heldGroups = (rows: AggregateRow[], truncated: boolean, next: Window | null): Groups => ({ returned: rows.length, truncated, next, batches: () => [rows] });
+
+/** The bucket of each row of a chunk (the first column, epoch µs). */
+const bucketsOf = (chunk: DuckDBDataChunk) => chunk.getColumnValues(0) as bigint[];
+
+/**
+ * Where the groups past the row limit are cut, from the bucket column alone: before the first
+ * bucket that does not fit whole, so a walk from `next.from` sees each group once; a first bucket
+ * with more groups than the limit is cut inside it and cannot be continued (`next` null), as rows
+ * sharing one instant are.
+ */
+function cutAt(results: readonly DuckDBMaterializedResult[], limit: number, to: Instant): Omit<Groups, 'batches'> {
+  let [seen, runStart] = [0, 0];
+  let last: bigint | null = null;
+  for (const r of results) {
+    for (let i = 0; i < r.chunkCount; i++) {
+      const buckets = bucketsOf(r.getChunk(i));
+      for (const b of buckets) {
+        if (b !== last) [runStart, last] = [seen, b];
+        if (seen === limit) return runStart === 0 ? { returned: limit, truncated: true, next: null } : { returned: runStart, truncated: true, next: { from: b, to } };
+        seen++;
+      }
+    }
+  }
+  return { returned: seen, truncated: false, next: null };
+}
+
+/**
+ * The parts' results, kept by DuckDB in its columnar chunks (outside the JavaScript heap), read a
+ * chunk at a time as rows and only as far as the groups sent. Ending short of them would send a
+ * complete-looking body that lacks groups: it throws instead, and the transfer is cut.
+ */
+export function resultGroups(results: readonly DuckDBMaterializedResult[], limit: number, w: Window, read: (chunk: DuckDBDataChunk) => AggregateRow[]): Groups {
+  const total = results.reduce((n, r) => n + r.rowCount, 0);
+  const decided = total <= limit ? { returned: total, truncated: false, next: null } : cutAt(results, limit, w.to);
+  function* batches(): Generator<AggregateRow[]> {
+    let left = decided.returned;
+    for (const r of results) {
+      for (let i = 0; i < r.chunkCount && left > 0; i++) {
+        const rows = read(r.getChunk(i));
+        const kept = rows.length > left ? rows.slice(0, left) : rows;
+        left -= kept.length;
+        yield kept;
+      }
+    }
+    if (left > 0) throw new Error(`the aggregate's results held ${decided.returned - left} of the ${decided.returned} groups sent`);
+  }
+  return { ...decided, batches };
+}
