@@ -2,10 +2,11 @@ import { indexable } from '../engine/render-filter.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { renderable, type RenderedFormat } from '../engine/renderings.ts';
 import type { DataFile } from '../files/data-file.ts';
-import type { ExtractContext } from './extract-types.ts';
-import type { WholeWindowCopy } from './whole-window.ts';
+import type { ExtractContext, PreparedExtract } from './extract-types.ts';
+import type { FileGroup } from './plan.ts';
 
-type Window = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>;
+/** What a whole-window answer knows of its window (whole-window.ts calls in here, not the other way). */
+type Window = Pick<PreparedExtract, 'ctx' | 'req' | 'sources'> & { group: FileGroup };
 
 /**
  * The format a window's rows may be rendered in (RENDER_CACHE_MB), or null: a text format rendered,
@@ -33,7 +34,7 @@ export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned
 }
 
 /** After a window answered the old way (its connection given back): its files rendered in the background. */
-export function renderLater(w: WholeWindowCopy): void {
+export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
   const format = renderedFormat(w);
   if (format) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, windowFiles(w), w.sources.footerHashes);
 }
