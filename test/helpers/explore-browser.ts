@@ -1,5 +1,9 @@
 import { chromium as playwright, type Page } from 'playwright-core';
+import path from 'node:path';
 import { expect } from 'vitest';
+import { writeBulkHotspots } from './parquet.ts';
+import { writeSampleData } from './sample-data.ts';
+import { startServer, type TestServer } from './server.ts';
 
 // Driving the explorer page in headless Chromium, as a person does: open a view, type the key
 // when asked, wait for the view to be drawn (the page marks it on <body>), read what it shows.
@@ -64,4 +68,17 @@ export async function dragAcross(tab: Page, bucket: string): Promise<void> {
   await tab.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
   await tab.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 4 });
   await tab.mouse.up();
+}
+
+/** The explorer tests' server: the sample data plus 300 detections on 2025-08-05, and ROW_LIMIT 100 so a day's view is past it. */
+export async function exploreServer(): Promise<TestServer> {
+  const dataDir = await writeSampleData();
+  await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 300, 2, 60);
+  return startServer(dataDir, { ROW_LIMIT: '100' });
+}
+
+/** Opens the view of these parameters on that server (typing its key when asked) and waits until it is drawn. */
+export async function showView(tab: Page, s: TestServer, params: Record<string, string>): Promise<void> {
+  await openView(tab, exploreUrl(s.url, params), s.key);
+  await settled(tab);
 }

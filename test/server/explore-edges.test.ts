@@ -6,11 +6,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/fixtures.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { parseCsv } from '../helpers/sample-data.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
-import { exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+import { exploreServer, settled, showView, shownCount, withBrowser } from '../helpers/explore-browser.ts';
 
 // The explorer at its edges in Chromium: a view changed while the last one is still shown, a
 // view the extract command cannot ask for, a map panned onto a repeated copy of the world.
@@ -18,16 +17,11 @@ const CHROMIUM = chromium();
 
 let server: TestServer;
 beforeAll(async () => {
-  const dataDir = await writeSampleData();
-  await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 300, 2, 60);
-  server = await startServer(dataDir, { ROW_LIMIT: '100' });
+  server = await exploreServer();
 }, 60_000);
 afterAll(() => server.close());
 
-async function show(tab: Page, params: Record<string, string>): Promise<void> {
-  await openView(tab, exploreUrl(server.url, params), server.key);
-  await settled(tab);
-}
+const show = (tab: Page, params: Record<string, string>) => showView(tab, server, params);
 
 const dataRequests = (requests: string[]) => requests.filter((u) => new URL(u).pathname === '/api/v1/hotspots');
 

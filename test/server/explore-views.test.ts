@@ -4,27 +4,21 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN, parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { chromium, needService } from '../helpers/services.ts';
-import { dragAcross, drawn, exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+import { dragAcross, drawn, exploreServer, exploreUrl, openView, settled, showView, shownCount, withBrowser } from '../helpers/explore-browser.ts';
 
 // What each dataset's view draws, and how the page narrows it and says why it cannot show one.
 const CHROMIUM = chromium();
 
 let server: TestServer;
 beforeAll(async () => {
-  const dataDir = await writeSampleData();
-  await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 300, 2, 60);
-  server = await startServer(dataDir, { ROW_LIMIT: '100' });
+  server = await exploreServer();
 }, 60_000);
 afterAll(() => server.close());
 
-async function show(tab: Page, params: Record<string, string>, s = server): Promise<void> {
-  await openView(tab, exploreUrl(s.url, params), s.key);
-  await settled(tab);
-}
+const show = (tab: Page, params: Record<string, string>, s = server) => showView(tab, s, params);
 
 describe('the explorer\'s views in Chromium', () => {
   it('dragging across the counts narrows the window to those buckets; a detection opens its properties', { timeout: 90_000 }, async (ctx) => {
