@@ -40,7 +40,7 @@ const MAIN = `<main class="explore">
 <button type="submit" id="apply">Show this view</button>
 </form>
 <section id="summary" aria-live="polite">
-<p><span id="row-count">…</span> rows <span id="window-echo"></span> <span id="truncation"></span></p>
+<p><span id="row-count">…</span> <span id="row-word">rows</span> <span id="window-echo"></span> <span id="truncation"></span></p>
 <p id="downloads"><button type="button" id="download-csv">CSV</button> <button type="button" id="download-geojson">GeoJSON</button> <button type="button" id="download-parquet">GeoParquet</button> <button type="button" id="download-arrow">Arrow</button> <span id="download-note"></span></p>
 <p><code id="csv-url"></code></p>
 </section>

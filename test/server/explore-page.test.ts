@@ -64,6 +64,7 @@ describe('the explorer page in Chromium', () => {
         const served = await rowsServed(v.dataset, v.params);
         expect(served).toBeGreaterThan(0);
         expect(await shownCount(tab), `${v.dataset} ${JSON.stringify(v.params)}`).toBe(served);
+        expect(await tab.textContent('#row-word')).toBe(served === 1 ? 'row' : 'rows');
         expect(await tab.isVisible('#walk')).toBe(served > ROW_LIMIT);
         if (served > ROW_LIMIT) expect(await tab.textContent('#extract-command')).toContain(`fire-api extract ${v.dataset} --from 2025-08-05T00:00:00Z --to 2025-08-06T00:00:00Z`);
       }
@@ -163,6 +164,7 @@ describe('the explorer page in Chromium: views, downloads, screens', () => {
       await tab.click('#key-form button');
       await settled(tab);
       expect(await shownCount(tab)).toBe(1);
+      expect(await tab.textContent('#row-word')).toBe('row');
       expect(await tab.getAttribute('body', 'data-layer')).toBe('perimeters');
       expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await mkdir(ARTIFACTS, { recursive: true });

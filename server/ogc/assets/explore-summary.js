@@ -14,7 +14,10 @@
   var OPTIONS = { country: '--country', model: '--model', level: '--level', series: '--series', stationId: '--station-id', areaCode: '--area-code', correctionModel: '--correction-model' };
   var current = null;
 
-  X.showCount = function (n) { $('row-count').textContent = n === null ? '…' : X.groups(n); };
+  X.showCount = function (n) {
+    $('row-count').textContent = n === null ? '…' : X.groups(n);
+    $('row-word').textContent = n === 1 ? 'row' : 'rows';
+  };
   function enableDownloads(on) { Object.keys(FORMATS).forEach(function (name) { $('download-' + name).disabled = !on; }); }
   /** A new view is asked for: until its count arrives, nothing can be downloaded (the last view's would be). */
   X.clearSummary = function () {
