@@ -29,7 +29,7 @@ interface Job {
 const MAX_QUEUED = 1000;
 /** Files seen by the background checks queued at most: new data is rendered a little at a time. */
 const MAX_SEEN_QUEUED = 16;
-/** How often a seen file's rendering looks again whether requests still wait for DuckDB. */
+/** How often seen files waiting look again whether requests still wait for DuckDB. */
 const YIELD_MS = 50;
 
 /**
@@ -51,6 +51,8 @@ export class Renderings {
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
+  /** Set while seen files wait for the engine to be idle: when it is looked at again. */
+  private retry: NodeJS.Timeout | undefined;
   /** Files that failed to render or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
   private bytes = 0;
@@ -125,14 +127,31 @@ export class Renderings {
     this.working = true;
     try {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
-      for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
-        if (next.value[1].seen) await whileServing(engine);
-        await this.render(engine, next.value[0], next.value[1]);
-        this.queued.delete(next.value[0]);
+      for (let next = this.next(engine); next; next = this.next(engine)) {
+        await this.render(engine, next[0], next[1]);
+        this.queued.delete(next[0]);
       }
     } finally {
       this.working = false;
     }
+    // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
+    // a file asked for meanwhile starts the work at once instead of queueing behind them.
+    if (this.queued.size > 0) this.retry ??= setTimeout(() => this.resume(engine), YIELD_MS).unref();
+  }
+
+  private resume(engine: Engine): void {
+    this.retry = undefined;
+    if (!this.working && this.queued.size > 0) void this.work(engine);
+  }
+
+  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
+  private next(engine: Engine): [string, Job] | undefined {
+    let seen: [string, Job] | undefined;
+    for (const entry of this.queued) {
+      if (!entry[1].seen) return entry;
+      seen ??= entry;
+    }
+    return seen && idle(engine) ? seen : undefined;
   }
 
   private async render(engine: Engine, key: string, job: Job): Promise<void> {
@@ -178,10 +197,7 @@ export class Renderings {
   }
 }
 
-/** Resolves once no request waits for a DuckDB connection and one is idle (or the engine is closed). */
-async function whileServing(engine: Engine): Promise<void> {
-  while (!engine.isClosed && (engine.queued > 0 || engine.queuedBulk > 0 || engine.busy >= engine.size)) {
-    // Unreferenced: a rendering waiting its turn never keeps the process alive.
-    await new Promise((resolve) => setTimeout(resolve, YIELD_MS).unref());
-  }
+/** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
+function idle(engine: Engine): boolean {
+  return engine.isClosed || (engine.queued === 0 && engine.queuedBulk === 0 && engine.busy < engine.size);
 }

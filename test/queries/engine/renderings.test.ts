@@ -138,4 +138,21 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     small.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect([small.files, small.size, small.pending, small.failures]).toEqual([0, 0, 0, 0]);
   });
+
+  it('a file seen by the background checks waits while every connection is held; a file asked for meanwhile is rendered before it', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const leases = [await engine.acquire(), await engine.acquire()];
+    const all = { from: null, to: null, filters: [] };
+    try {
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, true);
+      store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
+      expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, all)) !== null)).toBe(true);
+      expect([store.files, store.pending, engine.busy]).toEqual([1, 1, 2]);
+      expect(await store.read('geojson', [files[0]!], hashes, all)).toBeNull();
+    } finally {
+      for (const l of leases) l.release();
+    }
+    expect(await until(async () => (await store.read('geojson', [files[0]!], hashes, all)) !== null)).toBe(true);
+    expect([store.files, store.pending, store.failures]).toEqual([2, 0, 0]);
+  });
 });
