@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -97,7 +97,8 @@ export class Renderings {
       this.entries.delete(keys[i]!);
       this.entries.set(keys[i]!, entry);
       const part = await renderedRows(entry, window);
-      if (!part) return (this.misses++, null);
+      // Its file gone: forgotten, so the next window's miss renders it again.
+      if (!part) return (this.drop(keys[i]!, entry), this.misses++, null);
       parts.push(part.bytes);
       returned += part.returned;
     }
@@ -155,7 +156,8 @@ export class Renderings {
   }
 
   private async render(engine: Engine, key: string, job: Job): Promise<void> {
-    const file = path.join(this.dir, key);
+    // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
+    const file = path.join(this.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
       await mkdir(this.dir, { recursive: true });
@@ -185,13 +187,18 @@ export class Renderings {
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 
+  private drop(key: string, entry: RenderedEntry): void {
+    if (this.entries.get(key) !== entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.offsets[entry.offsets.length - 1]!;
+  }
+
   private add(key: string, entry: RenderedEntry, bytes: number): void {
     this.entries.set(key, entry);
     this.bytes += bytes;
     for (const [k, old] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= old.offsets[old.offsets.length - 1]!;
+      this.drop(k, old);
       void rm(old.file, { force: true }).catch(() => undefined);
     }
   }

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
@@ -154,5 +154,21 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     }
     expect(await until(async () => (await store.read('geojson', [files[0]!], hashes, all)) !== null)).toBe(true);
     expect([store.files, store.pending, store.failures]).toEqual([2, 0, 0]);
+  });
+
+  it('a rendering whose file is gone is forgotten (its bytes too) and rendered again when next asked for', async () => {
+    const dir = await tempDir();
+    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const all = { from: null, to: null, filters: [] };
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    const [name] = await readdir(dir);
+    await rm(path.join(dir, name!));
+    expect(await store.read('geojson', [files[0]!], hashes, all)).toBeNull();
+    expect([store.files, store.size]).toEqual([0, 0]);
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    expect((await store.read('geojson', [files[0]!], hashes, all))!.returned).toBeGreaterThan(1000);
+    expect((await readdir(dir)).filter((n) => n !== name)).toHaveLength(1);
   });
 });
