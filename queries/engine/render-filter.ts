@@ -25,6 +25,8 @@ const textFilterColumns = (d: DatasetDescriptor): string[] | null => {
 
 /** Whether every filter of a request can be answered from a rendered file's FilterIndex. */
 export function indexable(d: DatasetDescriptor, filters: readonly RowFilter[]): boolean {
+  // No filters: the rendering answers from its rows alone, whatever the dataset's filter columns are.
+  if (filters.length === 0) return true;
   const columns = textFilterColumns(d);
   if (!columns || d.geometry.kind !== 'point') return false;
   return filters.every((f) => f.kind === 'box' || ((f.kind === 'equals' || f.kind === 'anyOf') && columns.includes(f.column)));
