@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
@@ -170,5 +170,27 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     expect(await until(() => store.files === 1)).toBe(true);
     expect((await store.read('geojson', [files[0]!], hashes, all))!.returned).toBeGreaterThan(1000);
     expect((await readdir(dir)).filter((n) => n !== name)).toHaveLength(1);
+  });
+
+  it('a file with more distinct values of a filter column than can be indexed: kept for unfiltered windows, filtered ones not answered from it', async () => {
+    // 80,000 rows of one day, each with a country of its own, in the dataset's order.
+    // Under the engine's TEMP_DIR: DuckDB writes nowhere else.
+    const target = path.join(dataDir, 'tmp', 'many-values', 'b.parquet');
+    await mkdir(path.dirname(target), { recursive: true });
+    const lease = await engine.acquire();
+    try {
+      await lease.connection.run(`COPY (SELECT * REPLACE (id || '-' || r AS id, CAST(row_number() OVER () AS VARCHAR) AS country) FROM read_parquet('${files[0]!.path}'), range(4) t(r) ORDER BY acquiredAtUtc, id) TO '${target}' (FORMAT parquet)`);
+    } finally {
+      lease.release();
+    }
+    const s = await stat(target);
+    const f: DataFile = { path: target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    const footer = new Map([[target, await hashFooter(f)]]);
+    const store = new Renderings(await tempDir(), 256 * 1024 * 1024);
+    store.renderLater(engine, 'geojson', spec, [f], footer);
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([store.files, store.failures]).toEqual([1, 0]);
+    expect((await store.read('geojson', [f], footer, { from: null, to: null, filters: [] }))!.returned).toBe(80_000);
+    expect(await store.read('geojson', [f], footer, { from: null, to: null, filters: [{ kind: 'equals', column: 'country', value: '7' }] })).toBeNull();
   });
 });
