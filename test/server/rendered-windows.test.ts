@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 // CSV and filtered windows answered from files rendered once (RENDER_CACHE_MB) against a server that
 // renders nothing: the same status, headers and bytes, before and after the files are rendered.
@@ -49,11 +50,6 @@ async function answer(s: TestServer, query: string) {
 
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 
-/** Polls `check` until it holds (the state meant), failing only after a generous bound. */
-async function until(check: () => Promise<boolean>): Promise<boolean> {
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
-  return false;
-}
 
 /** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer). */
 async function renderedAnswer(query: string) {

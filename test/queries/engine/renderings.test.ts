@@ -15,6 +15,7 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { until } from '../../helpers/until.ts';
 
 // Renderings made on the engine's own background connection from real Parquet, read back by byte range.
 let engine: Engine;
@@ -39,11 +40,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => engine?.close());
 
-/** Polls until `check` holds: the background render has finished (the state meant), or fails after a generous bound. */
-async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return true;
-  return false;
-}
 
 const staged = async (f: DataFile, from: bigint, to: bigint) => {
   const lease = await engine.acquire();
