@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -53,7 +54,7 @@ export class Renderings {
   private working = false;
   /** Set while seen files wait for the engine to be idle: when it is looked at again. */
   private retry: NodeJS.Timeout | undefined;
-  /** Files that failed to render or passed the budget alone: not tried again (a replaced file is another key). */
+  /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
   private bytes = 0;
   hits = 0;
@@ -170,9 +171,9 @@ export class Renderings {
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
       this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
-    } catch {
+    } catch (e) {
       this.failures++;
-      this.refuse(key);
+      if (!transient(engine, e)) this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     }
   }
@@ -203,6 +204,13 @@ export class Renderings {
     }
   }
 }
+
+/**
+ * A failure of the moment, not of the file: the disk (full, a directory not writable, any failed
+ * system call), DuckDB's memory or interrupt, the engine closing. The file is tried again when next asked for.
+ */
+const transient = (engine: Engine, e: unknown): boolean =>
+  engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
 
 /** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
 function idle(engine: Engine): boolean {
