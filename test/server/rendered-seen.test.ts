@@ -4,6 +4,7 @@ import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/until.ts';
+import { comparableAnswer } from '../helpers/answer.ts';
 
 // A file the background checks find after start-up is rendered before anyone asks for it, and
 // only while no request waits for DuckDB.
@@ -23,11 +24,7 @@ afterAll(async () => {
 const store = () => rendered.context.extract.renderings!;
 
 
-async function answer(s: TestServer, query: string) {
-  const r = await s.get(query);
-  const body = Buffer.from(await r.arrayBuffer()).toString('latin1').replace(/"ageSeconds":\d+/g, '"ageSeconds":0');
-  return { status: r.status, returned: r.headers.get('x-returned'), etag: r.headers.get('etag'), body };
-}
+const answer = async (s: TestServer, query: string) => comparableAnswer(await s.get(query));
 
 describe('new files rendered when the background checks first see them', () => {
   it('rendered in both formats while no request waits, then its first window comes from the rendering', async () => {
