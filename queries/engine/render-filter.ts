@@ -25,6 +25,8 @@ const textFilterColumns = (d: DatasetDescriptor): string[] | null => {
 
 /** Whether every filter of a request can be answered from a rendered file's FilterIndex. */
 export function indexable(d: DatasetDescriptor, filters: readonly RowFilter[]): boolean {
+  // No filters: the rendering answers from its rows alone, whatever the dataset's filter columns are.
+  if (filters.length === 0) return true;
   const columns = textFilterColumns(d);
   if (!columns || d.geometry.kind !== 'point') return false;
   return filters.every((f) => f.kind === 'box' || ((f.kind === 'equals' || f.kind === 'anyOf') && columns.includes(f.column)));
@@ -46,22 +48,27 @@ export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file
     if (lat === null || lon === null) index.nullPoint[r] = 1;
     else [index.lat[r], index.lon[r]] = [lat as number, lon as number];
   }
-  columns.forEach((name, i) => (index.codes as Map<string, unknown>).set(name, encode(rows[i + 2] as (DuckDBBlobValue | null)[])));
+  for (const [i, name] of columns.entries()) {
+    const codes = encode(rows[i + 2] as (DuckDBBlobValue | null)[]);
+    // Too many values to index: the rendering still answers unfiltered windows, filtered ones go the old way.
+    if (!codes) return null;
+    (index.codes as Map<string, unknown>).set(name, codes);
+  }
   return index;
 }
 
-/** Distinct texts as codes from 1 (0: null); DuckDB's text is UTF-8, so equal bytes are equal strings. */
-function encode(column: (DuckDBBlobValue | null)[]): { values: Map<string, number>; rows: Uint16Array } {
+/** Distinct texts as codes from 1 (0: null), or null beyond 65,535; DuckDB's text is UTF-8, so equal bytes are equal strings. */
+function encode(column: (DuckDBBlobValue | null)[]): { values: Map<string, number>; rows: Uint16Array } | null {
   const values = new Map<string, number>();
   const rows = new Uint16Array(column.length);
-  column.forEach((blob, r) => {
-    if (blob === null) return;
+  for (const [r, blob] of column.entries()) {
+    if (blob === null) continue;
     const v = Buffer.from(blob.bytes).toString('utf8');
     let code = values.get(v);
     if (code === undefined) values.set(v, (code = values.size + 1));
-    if (code > 0xffff) throw new Error('too many distinct values to index');
+    if (code > 0xffff) return null;
     rows[r] = code;
-  });
+  }
   return { values, rows };
 }
 

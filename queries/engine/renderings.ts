@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
+import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -29,7 +30,7 @@ interface Job {
 const MAX_QUEUED = 1000;
 /** Files seen by the background checks queued at most: new data is rendered a little at a time. */
 const MAX_SEEN_QUEUED = 16;
-/** How often a seen file's rendering looks again whether requests still wait for DuckDB. */
+/** How often seen files waiting look again whether requests still wait for DuckDB. */
 const YIELD_MS = 50;
 
 /**
@@ -51,7 +52,9 @@ export class Renderings {
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
-  /** Files that failed to render or passed the budget alone: not tried again (a replaced file is another key). */
+  /** Set while seen files wait for the engine to be idle: when it is looked at again. */
+  private retry: NodeJS.Timeout | undefined;
+  /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
   private bytes = 0;
   hits = 0;
@@ -95,7 +98,8 @@ export class Renderings {
       this.entries.delete(keys[i]!);
       this.entries.set(keys[i]!, entry);
       const part = await renderedRows(entry, window);
-      if (!part) return (this.misses++, null);
+      // Its file gone: forgotten, so the next window's miss renders it again.
+      if (!part) return (this.drop(keys[i]!, entry), this.misses++, null);
       parts.push(part.bytes);
       returned += part.returned;
     }
@@ -125,18 +129,36 @@ export class Renderings {
     this.working = true;
     try {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
-      for (let next = this.queued.entries().next(); !next.done; next = this.queued.entries().next()) {
-        if (next.value[1].seen) await whileServing(engine);
-        await this.render(engine, next.value[0], next.value[1]);
-        this.queued.delete(next.value[0]);
+      for (let next = this.next(engine); next; next = this.next(engine)) {
+        await this.render(engine, next[0], next[1]);
+        this.queued.delete(next[0]);
       }
     } finally {
       this.working = false;
     }
+    // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
+    // a file asked for meanwhile starts the work at once instead of queueing behind them.
+    if (this.queued.size > 0) this.retry ??= setTimeout(() => this.resume(engine), YIELD_MS).unref();
+  }
+
+  private resume(engine: Engine): void {
+    this.retry = undefined;
+    if (!this.working && this.queued.size > 0) void this.work(engine);
+  }
+
+  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
+  private next(engine: Engine): [string, Job] | undefined {
+    let seen: [string, Job] | undefined;
+    for (const entry of this.queued) {
+      if (!entry[1].seen) return entry;
+      seen ??= entry;
+    }
+    return seen && idle(engine) ? seen : undefined;
   }
 
   private async render(engine: Engine, key: string, job: Job): Promise<void> {
-    const file = path.join(this.dir, key);
+    // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
+    const file = path.join(this.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
     try {
       const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
       await mkdir(this.dir, { recursive: true });
@@ -149,9 +171,9 @@ export class Renderings {
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
       this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
-    } catch {
+    } catch (e) {
       this.failures++;
-      this.refuse(key);
+      if (!transient(engine, e)) this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     }
   }
@@ -166,22 +188,31 @@ export class Renderings {
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 
+  private drop(key: string, entry: RenderedEntry): void {
+    if (this.entries.get(key) !== entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.offsets[entry.offsets.length - 1]!;
+  }
+
   private add(key: string, entry: RenderedEntry, bytes: number): void {
     this.entries.set(key, entry);
     this.bytes += bytes;
     for (const [k, old] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= old.offsets[old.offsets.length - 1]!;
+      this.drop(k, old);
       void rm(old.file, { force: true }).catch(() => undefined);
     }
   }
 }
 
-/** Resolves once no request waits for a DuckDB connection and one is idle (or the engine is closed). */
-async function whileServing(engine: Engine): Promise<void> {
-  while (!engine.isClosed && (engine.queued > 0 || engine.queuedBulk > 0 || engine.busy >= engine.size)) {
-    // Unreferenced: a rendering waiting its turn never keeps the process alive.
-    await new Promise((resolve) => setTimeout(resolve, YIELD_MS).unref());
-  }
+/**
+ * A failure of the moment, not of the file: the disk (full, a directory not writable, any failed
+ * system call), DuckDB's memory or interrupt, the engine closing. The file is tried again when next asked for.
+ */
+const transient = (engine: Engine, e: unknown): boolean =>
+  engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
+
+/** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
+function idle(engine: Engine): boolean {
+  return engine.isClosed || (engine.queued === 0 && engine.queuedBulk === 0 && engine.busy < engine.size);
 }

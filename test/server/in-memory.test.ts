@@ -5,6 +5,8 @@ import { rawGet, stalledGet, throttledGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
+import { comparableAnswer } from '../helpers/answer.ts';
 
 // Small GeoJSON windows are read into memory by one statement; with IN_MEMORY_ROWS=0 the same
 // windows are copied to temp files. Every response must be the same bytes either way.
@@ -47,11 +49,7 @@ const FORMATS: [string, Record<string, string>, string][] = [
 ];
 
 /** What a response says, the one field allowed to differ (the chain's age moves with the clock) blanked. */
-async function answer(s: TestServer, query: string, headers: Record<string, string>) {
-  const r = await s.get(query, { headers });
-  const body = Buffer.from(await r.arrayBuffer()).toString('latin1').replace(/"ageSeconds":\d+/g, '"ageSeconds":0');
-  return { status: r.status, returned: r.headers.get('x-returned'), etag: r.headers.get('etag'), type: r.headers.get('content-type'), body };
-}
+const answer = async (s: TestServer, query: string, headers: Record<string, string>) => comparableAnswer(await s.get(query, { headers }));
 
 const ways = async (s: TestServer) => {
   const text = await (await fetch(`${s.url}/metrics`)).text();
@@ -140,11 +138,6 @@ describe('a window read into memory, as real readers take it', () => {
 
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 
-/** Polls `check` until it holds (the state meant), failing only after a generous bound. */
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<boolean> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
-  return false;
-}
 
 describe('windows served from files rendered once (RENDER_CACHE_MB)', () => {
   const HOUR = '/api/v1/hotspots?from=2025-08-05T04:00:00Z&to=2025-08-05T05:00:00Z';

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
+import { comparableAnswer } from '../helpers/answer.ts';
 
 // A file the background checks find after start-up is rendered before anyone asks for it, and
 // only while no request waits for DuckDB.
@@ -21,17 +23,8 @@ afterAll(async () => {
 
 const store = () => rendered.context.extract.renderings!;
 
-/** Polls `check` until it holds (the state meant), failing only after a generous bound. */
-async function until(check: () => boolean): Promise<boolean> {
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
-  return false;
-}
 
-async function answer(s: TestServer, query: string) {
-  const r = await s.get(query);
-  const body = Buffer.from(await r.arrayBuffer()).toString('latin1').replace(/"ageSeconds":\d+/g, '"ageSeconds":0');
-  return { status: r.status, returned: r.headers.get('x-returned'), etag: r.headers.get('etag'), body };
-}
+const answer = async (s: TestServer, query: string) => comparableAnswer(await s.get(query));
 
 describe('new files rendered when the background checks first see them', () => {
   it('rendered in both formats while no request waits, then its first window comes from the rendering', async () => {

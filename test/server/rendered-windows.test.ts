@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
+import { comparableAnswer } from '../helpers/answer.ts';
 
 // CSV and filtered windows answered from files rendered once (RENDER_CACHE_MB) against a server that
 // renders nothing: the same status, headers and bytes, before and after the files are rendered.
@@ -40,20 +42,10 @@ const QUERIES = [
 /** A window over no file: always the old way. */
 const OLD_WAY = ['/api/v1/hotspots?format=csv&from=2025-08-04&to=2025-08-05'];
 
-/** What a response says, the one field allowed to differ (the chain's age moves with the clock) blanked. */
-async function answer(s: TestServer, query: string) {
-  const r = await s.get(query);
-  const header = (name: string) => r.headers.get(name);
-  return { status: r.status, returned: header('x-returned'), etag: header('etag'), type: header('content-type'), next: header('x-next-from'), body: Buffer.from(await r.arrayBuffer()).toString('latin1').replace(/"ageSeconds":\d+/g, '"ageSeconds":0') };
-}
+const answer = async (s: TestServer, query: string) => comparableAnswer(await s.get(query));
 
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 
-/** Polls `check` until it holds (the state meant), failing only after a generous bound. */
-async function until(check: () => Promise<boolean>): Promise<boolean> {
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await check()) return true;
-  return false;
-}
 
 /** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer). */
 async function renderedAnswer(query: string) {

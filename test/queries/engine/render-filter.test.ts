@@ -83,6 +83,12 @@ describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byt
     expect(indexable(hotspots, [{ kind: 'after', key: ['2025-08-01T00:00:00Z', 'x'] }])).toBe(false);
   });
 
+  it('a dataset with a filter on a column that is not text: a request without filters is still answered from the rendering', () => {
+    const typed = { ...hotspots, filters: [...hotspots.filters, { ...hotspots.filters[0]!, column: 'type' }] };
+    expect(indexable(typed, [])).toBe(true);
+    expect(indexable(typed, [{ kind: 'equals', column: 'country', value: 'PT' }])).toBe(false);
+  });
+
   it.each(FILTERS)('%s: edge values (NaN, ±Inf, -0, nulls, odd text), GeoJSON and CSV, whole file and a window', async (_name, filters) => {
     const keys = [...new Set(entries.geojson.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [from, to] of [[null, null], [keys[1]!, keys[5]!]] as [bigint | null, bigint | null][]) {

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
@@ -15,6 +15,7 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { until } from '../../helpers/until.ts';
 
 // Renderings made on the engine's own background connection from real Parquet, read back by byte range.
 let engine: Engine;
@@ -39,11 +40,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => engine?.close());
 
-/** Polls until `check` holds: the background render has finished (the state meant), or fails after a generous bound. */
-async function until(check: () => boolean | Promise<boolean>): Promise<boolean> {
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return true;
-  return false;
-}
 
 const staged = async (f: DataFile, from: bigint, to: bigint) => {
   const lease = await engine.acquire();
@@ -137,5 +133,60 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     expect(await until(() => small.pending === 0)).toBe(true);
     small.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect([small.files, small.size, small.pending, small.failures]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('a file seen by the background checks waits while every connection is held; a file asked for meanwhile is rendered before it', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const leases = [await engine.acquire(), await engine.acquire()];
+    const all = { from: null, to: null, filters: [] };
+    try {
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, true);
+      store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
+      expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, all)) !== null)).toBe(true);
+      expect([store.files, store.pending, engine.busy]).toEqual([1, 1, 2]);
+      expect(await store.read('geojson', [files[0]!], hashes, all)).toBeNull();
+    } finally {
+      for (const l of leases) l.release();
+    }
+    expect(await until(async () => (await store.read('geojson', [files[0]!], hashes, all)) !== null)).toBe(true);
+    expect([store.files, store.pending, store.failures]).toEqual([2, 0, 0]);
+  });
+
+  it('a rendering whose file is gone is forgotten (its bytes too) and rendered again when next asked for', async () => {
+    const dir = await tempDir();
+    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const all = { from: null, to: null, filters: [] };
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    const [name] = await readdir(dir);
+    await rm(path.join(dir, name!));
+    expect(await store.read('geojson', [files[0]!], hashes, all)).toBeNull();
+    expect([store.files, store.size]).toEqual([0, 0]);
+    store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
+    expect(await until(() => store.files === 1)).toBe(true);
+    expect((await store.read('geojson', [files[0]!], hashes, all))!.returned).toBeGreaterThan(1000);
+    expect((await readdir(dir)).filter((n) => n !== name)).toHaveLength(1);
+  });
+
+  it('a file with more distinct values of a filter column than can be indexed: kept for unfiltered windows, filtered ones not answered from it', async () => {
+    // 80,000 rows of one day, each with a country of its own, in the dataset's order.
+    // Under the engine's TEMP_DIR: DuckDB writes nowhere else.
+    const target = path.join(dataDir, 'tmp', 'many-values', 'b.parquet');
+    await mkdir(path.dirname(target), { recursive: true });
+    const lease = await engine.acquire();
+    try {
+      await lease.connection.run(`COPY (SELECT * REPLACE (id || '-' || r AS id, CAST(row_number() OVER () AS VARCHAR) AS country) FROM read_parquet('${files[0]!.path}'), range(4) t(r) ORDER BY acquiredAtUtc, id) TO '${target}' (FORMAT parquet)`);
+    } finally {
+      lease.release();
+    }
+    const s = await stat(target);
+    const f: DataFile = { path: target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    const footer = new Map([[target, await hashFooter(f)]]);
+    const store = new Renderings(await tempDir(), 256 * 1024 * 1024);
+    store.renderLater(engine, 'geojson', spec, [f], footer);
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([store.files, store.failures]).toEqual([1, 0]);
+    expect((await store.read('geojson', [f], footer, { from: null, to: null, filters: [] }))!.returned).toBe(80_000);
+    expect(await store.read('geojson', [f], footer, { from: null, to: null, filters: [{ kind: 'equals', column: 'country', value: '7' }] })).toBeNull();
   });
 });
