@@ -52,6 +52,23 @@ describe('an aggregate of many groups is written as it is read', () => {
     expect(held).toBeLessThan(Buffer.byteLength(rest.body) / 8);
   });
 
+  it('a client that hangs up mid-body is counted as aborted, and leaves every DuckDB connection free for the next answer', async () => {
+    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await server.get('/metrics')).text())?.[1]);
+    const before = await metric('fire_api_streams_aborted_total');
+    let sending: http.ServerResponse | undefined;
+    server.app.server.once('request', (_req: http.IncomingMessage, res: http.ServerResponse) => (sending = res));
+    const request = stalledGet(`${server.url}${URL}`, server.auth);
+    expect(await waitFor(() => sending?.writableNeedDrain === true, 30_000)).toBe(true);
+    request.destroy();
+    expect(await waitFor(() => sending!.destroyed, 30_000)).toBe(true);
+    let counted = false;
+    for (let i = 0; i < 100 && !counted; i++) counted = (await metric('fire_api_streams_aborted_total')) === before + 1;
+    expect(counted).toBe(true);
+    expect(await metric('fire_api_duckdb_connections_busy')).toBe(0);
+    const next = (await (await server.get(URL)).json()) as { meta: { returned: number } };
+    expect(next.meta.returned).toBe(GROUPS);
+  });
+
   it('HEAD counts the length of the body it does not send', async () => {
     const identity = { 'accept-encoding': 'identity' };
     const [head, get] = [await server.get(URL, { method: 'HEAD', headers: identity }), await server.get(URL, { headers: identity })];
