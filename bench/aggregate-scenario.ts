@@ -85,6 +85,18 @@ async function reference(sql: string, runs: number): Promise<{ ms: number; group
   return { ms: best(ms), groups };
 }
 
+/** The rows of the files in the window, as DuckDB counts them. */
+async function yearCount(files: string, where: string): Promise<number> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const c = await instance.connect();
+  try {
+    return Number((await c.runAndReadAll(`SELECT count(*) FROM ${files} WHERE ${where}`)).getRows()[0]![0]);
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+}
+
 /** `runs` GETs of `url`, each checked whole (200, every row the header promised). */
 async function served(server: ServerProcess, url: string, runs: number): Promise<HttpRun[]> {
   const out: HttpRun[] = [];
@@ -96,7 +108,7 @@ async function served(server: ServerProcess, url: string, runs: number): Promise
   return out;
 }
 
-/** Every case on `server` (run with AGGREGATE_ROW_LIMIT = AGGREGATE_BENCH_ROW_LIMIT), then the year of hotspots as CSV. */
+/** Every case on `server` (run with AGGREGATE_ROW_LIMIT = AGGREGATE_BENCH_ROW_LIMIT and a ROW_LIMIT above the year), then the year of hotspots as CSV, whole. */
 export async function measureAggregates(server: ServerProcess, dataDir: string, window: DayWindow, runs: number, log: (line: string) => void): Promise<AggregateResult> {
   const year = `from=${window.from}&to=${window.to}`;
   const inYear = (column: string) => windowWhere(column, window);
@@ -110,7 +122,11 @@ export async function measureAggregates(server: ServerProcess, dataDir: string, 
     cases.push({ name: c.name, groups: ref.groups, serverMs: best(got.map((r) => r.wallMs)), referenceMs: ref.ms, peakRssMb: rss.stop().peakMb });
   }
   const vmHwmMb = readStatusMb(server.pid, 'VmHWM');
-  const yearCsvMs = best((await served(server, `/api/v1/hotspots?${year}&format=csv`, runs)).map((r) => r.wallMs));
+  const yearRows = await yearCount(readParquetSql(await listParquet(dataDir, 'hotspots')), inYear('acquiredAtUtc'));
+  const yearCsv = await served(server, `/api/v1/hotspots?${year}&format=csv`, runs);
+  // The reference is the whole year: a server whose ROW_LIMIT cut it would flatter every ratio.
+  if (yearCsv[0]!.rows !== yearRows) throw new Error(`year as CSV: the server sent ${yearCsv[0]!.rows} rows of ${yearRows} (ROW_LIMIT below the year?)`);
+  const yearCsvMs = best(yearCsv.map((r) => r.wallMs));
   return { cases, yearCsvMs, vmHwmMb, runs };
 }
 

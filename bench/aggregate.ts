@@ -24,7 +24,7 @@ const log = (line: string) => process.stdout.write(line + '\n');
 
 const keysFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-keys-')), 'keys.json');
 const key = await issueBenchKey(keysFile);
-const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT };
+const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT, ROW_LIMIT: '100000000', QUERY_TIMEOUT_MS: '3600000' };
 const server = await startServer(env, { authorization: `Bearer ${key}` });
 try {
   log(renderMachine(describeMachine()));
