@@ -82,3 +82,22 @@ export function exactDouble(v: ExactValue): number {
   const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
   return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
 }
+
+/** Integers of at most 53 bits: a double holds them exactly. */
+const EXACT_BELOW = 2n ** 53n;
+
+/**
+ * The double nearest to the mean `v` ÷ `count` (count a whole number below 2^53). When the total's
+ * integer is a double exactly, its division by the count is one IEEE division, itself correctly
+ * rounded; a quotient of magnitude at least 2^−53 is normal, and scaling a double by a power of
+ * two is exact while the result stays normal and finite. Otherwise (more bits, or a subnormal or
+ * infinite result) the quotient is rounded from integers.
+ */
+export function exactMean(v: ExactValue, count: number): number {
+  const t = v.scaled;
+  if (t < EXACT_BELOW && t > -EXACT_BELOW && v.exponent >= -1074 && v.exponent <= 1023) {
+    const quick = (Number(t) / count) * pow2(v.exponent);
+    if (Number.isFinite(quick) && Math.abs(quick) >= 2 ** -1022) return quick;
+  }
+  return roundRational(t, BigInt(count), v.exponent);
+}
