@@ -35,7 +35,7 @@ export function cachedGroups(cache: RowsCache | null, key: string | null): Group
  * bounds: an answer too large for an entry is neither read whole nor kept.
  */
 export function keepGroups(cache: RowsCache | null, key: string | null, groups: Groups, dataVersion: string): void {
-  if (!cache || !key || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes || !cache.admit(key)) return;
+  if (!cache || !key || groups.once || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes || !cache.admit(key)) return;
   const rows = [...groups.batches()].flat();
   cache.set(key, { bytes: Buffer.from(toJson({ rows, truncated: groups.truncated, next: groups.next })), returned: rows.length, dataVersion });
 }

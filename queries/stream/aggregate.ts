@@ -16,6 +16,7 @@ import { aggregateParquet } from './aggregate-parquet.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { sliceCount } from './slices.ts';
+import { spooledGroups, spoolsGroups } from './aggregate-spooled.ts';
 
 export interface AggregateRequest extends ExtractRequest {
   window: Window;
@@ -79,6 +80,16 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
   }
 }
 
+/** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
+async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
+  const cols = aggregateColumns({ spec, shape: req.shape });
+  if (spoolsGroups(sources, req.window)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols });
+  const results = await runParts(ctx, c, spec, sources, req);
+  // An interrupt that reached the statement while it was being prepared is lost: look again.
+  ctx.signal.throwIfAborted();
+  return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
+}
+
 /**
  * The same preflight as an extract (files listed, checked, fingerprinted: a 503 before any byte,
  * an empty window a 200), then the statements of the window's parts, the files checked unchanged
@@ -102,12 +113,9 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     const spec = await querySpec(ctx, req, sources, connection);
     ctx.signal.throwIfAborted();
     const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-    const results = await runParts(ctx, connection, spec, sources, req);
-    // An interrupt that reached the statement while it was being prepared is lost: look again.
-    ctx.signal.throwIfAborted();
+    const groups = await groupsOf(ctx, connection, spec, sources, req, decided.columns);
     await verifierOf(req.descriptor.name, sources)(files);
-    const read = chunkReader(results[0]?.columnNames() ?? [], req.shape, aggregateColumns({ spec, shape: req.shape }));
-    const answer = { ...decided, groups: resultGroups(results, req.rowLimit, req.window, read) };
+    const answer = { ...decided, groups };
     keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
     return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups) : null };

@@ -1,0 +1,133 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { Reservation, TempBudget } from '../engine/temp-budget.ts';
+import type { Compiled } from '../sql/compile.ts';
+import type { Instant } from '../instant.ts';
+import { readRows, RowWriter } from './aggregate-codec.ts';
+import type { AggregateColumn, AggregateRow } from './aggregate-rows.ts';
+import { tempFileBase } from './copy-stream.ts';
+
+/** Where a spool lives and what it may take: TEMP_DIR's own folder and budget, the request's signal. */
+export interface SpoolPlace {
+  dir: string;
+  budget: TempBudget;
+  signal: AbortSignal;
+}
+
+/** One part's groups on disk: how many, and each bucket's run of groups in order (bucket, groups). */
+export interface SpooledPart {
+  path: string;
+  rows: number;
+  runs: [Instant, number][];
+}
+
+/** Temp space is reserved for a spool in steps of this size as it grows. */
+const RESERVE_STEP_BYTES = 16 * 1024 * 1024;
+/** Bytes read back from a spool at a time. */
+const READ_BYTES = 1 << 17;
+/** Groups handed on per batch. */
+const BATCH_ROWS = 512;
+
+/** A spool's temp files and the temp space they hold; `dispose` removes them all and gives the space back (idempotent). */
+export class Spool {
+  readonly reservation: Reservation;
+  private readonly paths = new Set<string>();
+  private bytes = 0;
+
+  constructor(readonly place: SpoolPlace) {
+    this.reservation = place.budget.reserve(0);
+  }
+
+  /** A new temp file's path, removed with the spool. */
+  file(suffix: string): string {
+    const path = `${tempFileBase(this.place.dir)}-${suffix}`;
+    this.paths.add(path);
+    return path;
+  }
+
+  /** Room for `more` bytes besides those held, reserved a step at a time while there is room (a 503 when the budget is full, as for extracts). */
+  grow(more: number): void {
+    this.bytes += more;
+    if (this.bytes <= this.reservation.bytes) return;
+    const budget = this.place.budget;
+    this.reservation.growTo(Math.max(this.bytes, this.reservation.bytes + Math.min(RESERVE_STEP_BYTES, budget.maxBytes - budget.usedBytes)));
+  }
+
+  async dispose(): Promise<void> {
+    const paths = [...this.paths];
+    this.paths.clear();
+    this.reservation.release();
+    await Promise.all(paths.map((p) => rm(p, { force: true })));
+  }
+}
+
+/**
+ * One part's statement into the spool: its groups, held by DuckDB (a part's are bounded), read a
+ * chunk at a time into a file of their own (aggregate-codec.ts), and let go.
+ */
+export async function spoolPart(c: DuckDBConnection, statement: Compiled, spool: Spool, columns: readonly AggregateColumn[], read: (names: readonly string[]) => (chunk: DuckDBDataChunk) => AggregateRow[]): Promise<SpooledPart> {
+  const result = await c.run(statement.sql, statement.params);
+  const path = spool.file('part');
+  const out = await open(path, 'wx');
+  const part: SpooledPart = { path, rows: 0, runs: [] };
+  try {
+    const reader = read(result.columnNames());
+    const writer = new RowWriter(columns);
+    for (let i = 0, chunks = result.chunkCount; i < chunks; i++) {
+      spool.place.signal.throwIfAborted();
+      for (const row of reader(result.getChunk(i))) {
+        writer.write(row);
+        countRun(part.runs, row.values[0] as Instant);
+        part.rows++;
+      }
+      const bytes = writer.take();
+      spool.grow(bytes.length);
+      await out.write(bytes);
+    }
+  } finally {
+    await out.close();
+  }
+  return part;
+}
+
+function countRun(runs: [Instant, number][], bucket: Instant): void {
+  const last = runs.at(-1);
+  if (last && last[0] === bucket) last[1]++;
+  else runs.push([bucket, 1]);
+}
+
+/**
+ * The spooled parts' groups in order, `count` of them, a batch at a time, read back from disk once
+ * (a cut answer stops at the cut). Reading fewer than `count` throws: the transfer is cut, never
+ * ended short. The spool is disposed when the read ends, however it ends.
+ */
+export function* readSpool(spool: Spool, parts: readonly SpooledPart[], columns: readonly AggregateColumn[], count: number): Generator<AggregateRow[]> {
+  let left = count;
+  try {
+    for (const part of parts) {
+      if (left === 0) break;
+      const fd = openSync(part.path, 'r');
+      try {
+        let [buffer, held, offset] = [Buffer.allocUnsafe(READ_BYTES), 0, 0];
+        for (;;) {
+          if (held === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+          const n = readSync(fd, buffer, held, buffer.length - held, offset);
+          if (n === 0) break;
+          [held, offset] = [held + n, offset + n];
+          const { rows, at } = readRows(columns, buffer.subarray(0, held), 0, left);
+          for (let i = 0; i < rows.length; i += BATCH_ROWS) yield rows.slice(i, i + BATCH_ROWS);
+          left -= rows.length;
+          if (left === 0) break;
+          held -= at;
+          buffer.copy(buffer, 0, at, at + held);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    }
+    if (left > 0) throw new Error(`the aggregate's spool held ${count - left} of the ${count} groups sent`);
+  } finally {
+    void spool.dispose();
+  }
+}

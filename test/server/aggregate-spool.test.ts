@@ -1,0 +1,99 @@
+import type http from 'node:http';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/stream/aggregate-spooled.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { stalledGet, waitFor } from '../helpers/http.ts';
+import { writeSpreadHotspots } from '../helpers/parquet.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * Three days, each with fewer rows than SPOOL_ROWS (its answer held by DuckDB until sent), together
+ * more (their answer spooled to TEMP_DIR), and more groups in all than HELD_GROUPS (read back from
+ * disk as they are sent). The days' answers, held, are the reference for the window's, spooled.
+ */
+const DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
+const DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];
+const GRID = '&interval=day&groupBy=grid&cell=0.01&stats=frp.sum,frp.mean,bright_ti4.max,scan.count';
+const WINDOW = 'from=2025-08-01&to=2025-08-04';
+
+let dir: string;
+let server: TestServer;
+let cut: TestServer;
+beforeAll(async () => {
+  dir = await tempDir();
+  for (const day of DAYS) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, DAY_ROWS);
+  await writeChain(dir, 'hotspots', CHAIN);
+  server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
+  // Two days' groups fit under the limit, three do not.
+  cut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(2 * DAY_ROWS + 1) });
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  await cut?.close();
+});
+
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const text = async (s: TestServer, url: string) => {
+  const r = await s.get(url);
+  expect(r.status).toBe(200);
+  return { body: await r.text(), headers: r.headers };
+};
+/** The CSV's rows without its header. */
+const csvRows = (body: string) => body.slice(body.indexOf('\n') + 1);
+/** The GeoJSON's features, as written. */
+const features = (body: string) => body.slice(body.indexOf('"features":[') + 12, body.lastIndexOf(']}'));
+/** The temp files of spooled groups left in this process's TEMP_DIR folder. */
+const spoolFiles = async () => (await readdir(path.join(dir, '.tmp', `extracts-${process.pid}`))).filter((f) => f.endsWith('-part'));
+
+describe('an aggregate of many groups, spooled', () => {
+  it('is the days\' answers, held, byte for byte, in CSV and GeoJSON, read back from disk or into memory', async () => {
+    expect([DAY_ROWS < SPOOL_ROWS, DAYS.length * DAY_ROWS >= SPOOL_ROWS, DAYS.length * DAY_ROWS > HELD_GROUPS]).toEqual([true, true, true]);
+    for (const [shape, format] of [[GRID, '&format=csv'], [GRID, ''], ['&interval=hour&groupBy=country,daynight&stats=frp.mean,frp.max', '&format=csv']] as const) {
+      const whole = await text(server, `/api/v1/hotspots/aggregate?${WINDOW}${shape}${format}`);
+      const days = await Promise.all(DAYS.map((day) => text(server, `/api/v1/hotspots/aggregate?from=${day}&to=${nextDay(day)}${shape}${format}`)));
+      const returned = days.reduce((n, d) => n + Number(d.headers.get('x-returned')), 0);
+      expect([whole.headers.get('x-returned'), whole.headers.get('x-truncated')]).toEqual([String(returned), 'false']);
+      if (format) expect(csvRows(whole.body)).toBe(days.map((d) => csvRows(d.body)).join(''));
+      else expect(features(whole.body)).toBe(days.map((d) => features(d.body)).join(','));
+    }
+    expect(await spoolFiles()).toEqual([]);
+  });
+
+  it('is cut before the first day that does not fit whole, and the next page is the rest', async () => {
+    const first = await text(cut, `/api/v1/hotspots/aggregate?${WINDOW}${GRID}&format=csv`);
+    expect([first.headers.get('x-returned'), first.headers.get('x-truncated')]).toEqual([String(2 * DAY_ROWS), 'true']);
+    const days = await Promise.all(DAYS.map((day) => text(server, `/api/v1/hotspots/aggregate?from=${day}&to=${nextDay(day)}${GRID}&format=csv`)));
+    expect(csvRows(first.body)).toBe(csvRows(days[0]!.body) + csvRows(days[1]!.body));
+    const rest = await text(cut, `/api/v1/hotspots/aggregate?from=2025-08-03&to=2025-08-04${GRID}&format=csv`);
+    expect([rest.headers.get('x-returned'), rest.headers.get('x-truncated')]).toEqual([String(DAY_ROWS), 'false']);
+    expect(csvRows(rest.body)).toBe(csvRows(days[2]!.body));
+    expect(await spoolFiles()).toEqual([]);
+  });
+
+  it('removes its temp files when the client hangs up mid-body', async () => {
+    let received: http.IncomingMessage | undefined;
+    const request = stalledGet(`${server.url}/api/v1/hotspots/aggregate?${WINDOW}${GRID}`, server.auth, (res) => (received = res));
+    // The body is being sent from the spool: its files are there while the client reads nothing.
+    expect(await waitFor(() => received !== undefined, 60_000)).toBe(true);
+    expect((await spoolFiles()).length).toBeGreaterThan(0);
+    request.destroy();
+    let left: string[] = ['?'];
+    expect(await waitFor(() => (void spoolFiles().then((f) => (left = f)), left.length === 0), 30_000)).toBe(true);
+  });
+
+  it('is a 503 with Retry-After when the temp budget cannot hold it, as an extract is, and leaves no file', async () => {
+    const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '1' });
+    try {
+      const r = await small.get(`/api/v1/hotspots/aggregate?${WINDOW}${GRID}&format=csv`);
+      expect(r.status).toBe(503);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await spoolFiles()).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  });
+});
