@@ -125,17 +125,24 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
   return readRow((j) => (j < 0 ? undefined : row(names[j]!)), p);
 }
 
-/** Reads a result chunk of compileAggregate as groups (`names`: the result's columns): only the columns a group needs, by position. */
-export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
+/** Reads a result chunk of compileAggregate a group at a time (`names`: the result's columns): only the columns a group needs, by position. */
+export function chunkVisitor(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk, visit: (row: AggregateRow) => void) => void {
   const p = planOf((name) => names.indexOf(name), shape, cols);
-  return (chunk) => {
+  return (chunk, visit) => {
     const vectors: (DuckDBVector | undefined)[] = [];
     // One reader per chunk, moved from row to row: no function made per row.
     let at = 0;
     const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
-    const count = chunk.rowCount;
-    const rows: AggregateRow[] = new Array(count);
-    for (; at < count; at++) rows[at] = readRow(value, p);
+    for (const count = chunk.rowCount; at < count; at++) visit(readRow(value, p));
+  };
+}
+
+/** Reads a result chunk of compileAggregate as groups. */
+export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
+  const visitor = chunkVisitor(names, shape, cols);
+  return (chunk) => {
+    const rows: AggregateRow[] = [];
+    visitor(chunk, (row) => rows.push(row));
     return rows;
   };
 }

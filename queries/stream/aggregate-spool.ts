@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
+import { quoteFilePath } from '../sql/sql.ts';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import type { Reservation, TempBudget } from '../engine/temp-budget.ts';
 import type { Compiled } from '../sql/compile.ts';
@@ -15,6 +16,9 @@ export interface SpoolPlace {
   signal: AbortSignal;
 }
 
+/** Reads a result chunk a group at a time (aggregate-rows.ts chunkVisitor), given the result's columns. */
+export type ChunkVisitor = (names: readonly string[]) => (chunk: DuckDBDataChunk, visit: (row: AggregateRow) => void) => void;
+
 /** One part's groups on disk: how many, and each bucket's run of groups in order (bucket, groups). */
 export interface SpooledPart {
   path: string;
@@ -25,9 +29,9 @@ export interface SpooledPart {
 /** Temp space is reserved for a spool in steps of this size as it grows. */
 const RESERVE_STEP_BYTES = 16 * 1024 * 1024;
 /** Bytes read back from a spool at a time. */
-const READ_BYTES = 1 << 17;
+const READ_BYTES = 1 << 15;
 /** Groups handed on per batch. */
-const BATCH_ROWS = 512;
+const BATCH_ROWS = 256;
 
 /** A spool's temp files and the temp space they hold; `dispose` removes them all and gives the space back (idempotent). */
 export class Spool {
@@ -54,6 +58,12 @@ export class Spool {
     this.reservation.growTo(Math.max(this.bytes, this.reservation.bytes + Math.min(RESERVE_STEP_BYTES, budget.maxBytes - budget.usedBytes)));
   }
 
+  /** Removes one of its files (the space it took stays reserved for the files to come). */
+  async remove(path: string): Promise<void> {
+    this.paths.delete(path);
+    await rm(path, { force: true });
+  }
+
   async dispose(): Promise<void> {
     const paths = [...this.paths];
     this.paths.clear();
@@ -63,31 +73,43 @@ export class Spool {
 }
 
 /**
- * One part's statement into the spool: its groups, held by DuckDB (a part's are bounded), read a
- * chunk at a time into a file of their own (aggregate-codec.ts), and let go.
+ * One part's statement into the spool: DuckDB writes its groups to a Parquet file (COPY fails as
+ * the statement would, and says how many it wrote), which is streamed back a chunk at a time into
+ * a file of groups (aggregate-codec.ts) and removed. A materialized result would free its memory
+ * only when the garbage collector happens to take its small handle; a streamed one frees it as it
+ * ends. A read that ends short of the count (the client library ends a failed stream as if it had
+ * finished) throws: never a part that lacks groups.
  */
-export async function spoolPart(c: DuckDBConnection, statement: Compiled, spool: Spool, columns: readonly AggregateColumn[], read: (names: readonly string[]) => (chunk: DuckDBDataChunk) => AggregateRow[]): Promise<SpooledPart> {
-  const result = await c.run(statement.sql, statement.params);
-  const path = spool.file('part');
-  const out = await open(path, 'wx');
-  const part: SpooledPart = { path, rows: 0, runs: [] };
+export async function spoolPart(c: DuckDBConnection, q: { statement: Compiled; lanes: number }, spool: Spool, columns: readonly AggregateColumn[], read: ChunkVisitor): Promise<SpooledPart> {
+  const parquet = spool.file('part.parquet');
+  const file = quoteFilePath(parquet, spool.place.dir, 'TEMP_DIR');
+  // Parquet has no 128-bit integer (DuckDB would write a lane's total as a double): it goes as a DECIMAL(38,0), exactly, and comes back as it was.
+  const totals = (type: string) => (q.lanes === 0 ? '*' : `* REPLACE (${Array.from({ length: q.lanes }, (_, j) => `CAST(t${j} AS ${type}) AS t${j}`).join(', ')})`);
+  const copied = await c.run(`COPY (SELECT ${totals('DECIMAL(38,0)')} FROM (${q.statement.sql})) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, q.statement.params);
+  spool.grow((await stat(parquet)).size);
+  const part: SpooledPart = { path: spool.file('part'), rows: 0, runs: [] };
+  const out = await open(part.path, 'wx');
   try {
+    const result = await c.stream(`SELECT ${totals('HUGEINT')} FROM read_parquet(${file})`);
     const reader = read(result.columnNames());
     const writer = new RowWriter(columns);
-    for (let i = 0, chunks = result.chunkCount; i < chunks; i++) {
+    for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
       spool.place.signal.throwIfAborted();
-      for (const row of reader(result.getChunk(i))) {
+      // Each group written as it is read: none outlives its turn, so the garbage stays young.
+      reader(chunk, (row) => {
         writer.write(row);
         countRun(part.runs, row.values[0] as Instant);
         part.rows++;
-      }
+      });
       const bytes = writer.take();
       spool.grow(bytes.length);
       await out.write(bytes);
     }
   } finally {
     await out.close();
+    await spool.remove(parquet);
   }
+  if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
   return part;
 }
 

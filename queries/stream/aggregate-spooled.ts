@@ -6,7 +6,7 @@ import { compileAggregate, type AggregateColumns } from '../sql/compile-aggregat
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, type Groups } from './aggregate-groups.ts';
-import { chunkReader, type AggregateColumn } from './aggregate-rows.ts';
+import { chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { readSpool, Spool, spoolPart, type SpooledPart } from './aggregate-spool.ts';
 import type { ExtractContext } from './extract-types.ts';
@@ -75,7 +75,7 @@ async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
   const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
   ctx.signal.addEventListener('abort', interrupt);
   const parts: (SpooledPart | null | undefined)[] = windows.map(() => undefined);
-  const read = (names: readonly string[]) => chunkReader(names, q.shape, q.cols);
+  const read = (names: readonly string[]) => chunkVisitor(names, q.shape, q.cols);
   let [next, failed] = [0, false];
   const work = async (connection: DuckDBConnection) => {
     while (next < windows.length && !failed) {
@@ -83,7 +83,7 @@ async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
       const files = filesIn(q.sources, windows[i]!);
       const skip = files.length === 0 || (before(parts, i) ?? 0) > q.rowLimit;
       const statement = () => compileAggregate({ spec: q.spec, files, window: windows[i]!, shape: q.shape, limit: q.rowLimit + 1 });
-      parts[i] = skip ? null : await spoolPart(connection, statement(), spool, q.columns, read);
+      parts[i] = skip ? null : await spoolPart(connection, { statement: statement(), lanes: q.cols.summed.length }, spool, q.columns, read);
     }
   };
   try {
