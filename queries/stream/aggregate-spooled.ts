@@ -20,8 +20,10 @@ import { estimatedRows } from './slices.ts';
  * statement per part and no temp file.
  */
 export const SPOOL_ROWS = 20_000;
-/** Rows one part's statement reads, about, at most: its hash table and sort are bounded by them (a part is at least one bucket). */
+/** Rows the first part's statement reads, about (a part is at least one bucket). */
 const PART_ROWS = 100_000;
+/** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
+const PART_GROUPS = 40_000;
 /** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
 export const HELD_GROUPS = 20_000;
 
@@ -63,27 +65,23 @@ function before(parts: readonly (SpooledPart | null | undefined)[], i: number): 
 }
 
 /**
- * The window's groups in bucket-aligned parts of about PART_ROWS rows each, a few at a time (the
- * request's connection and the idle ones), each part's groups spooled as it ends; parts past a cut
- * already seen are not run. The first part to fail says why and interrupts the others.
+ * `windows` spooled a few at a time (the request's connection and the idle ones), each part's
+ * groups as it ends, after the `done` ones; parts past a cut already seen are not run. The first
+ * part to fail says why and interrupts the others.
  */
-async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool): Promise<(SpooledPart | null)[]> {
-  const windows = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(estimatedRows(q.sources, q.window) / PART_ROWS)), q.shape.interval);
+async function spoolParts(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, done: SpooledPart[], windows: readonly Window[]): Promise<(SpooledPart | null)[]> {
   const helpers = idleHelpers(ctx.engine, Math.min(windows.length, ctx.connectionsPerExtract) - 1);
   const connections = [c, ...helpers.map((h) => h.connection)];
   // The request's own connection is interrupted by requestConnection on abort; the helpers here.
   const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
   ctx.signal.addEventListener('abort', interrupt);
-  const parts: (SpooledPart | null | undefined)[] = windows.map(() => undefined);
-  const read = (names: readonly string[]) => chunkVisitor(names, q.shape, q.cols);
+  const parts: (SpooledPart | null | undefined)[] = [...done, ...windows.map(() => undefined)];
   let [next, failed] = [0, false];
   const work = async (connection: DuckDBConnection) => {
     while (next < windows.length && !failed) {
       const i = next++;
-      const files = filesIn(q.sources, windows[i]!);
-      const skip = files.length === 0 || (before(parts, i) ?? 0) > q.rowLimit;
-      const statement = () => compileAggregate({ spec: q.spec, files, window: windows[i]!, shape: q.shape, limit: q.rowLimit + 1 });
-      parts[i] = skip ? null : await spoolPart(connection, { statement: statement(), lanes: q.cols.summed.length }, spool, q.columns, read);
+      const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
+      parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
     }
   };
   try {
@@ -103,6 +101,30 @@ async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
     ctx.signal.removeEventListener('abort', interrupt);
     helpers.forEach((h) => h.release());
   }
+}
+
+/** One window's groups into the spool (null: no file in it). */
+async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w: Window): Promise<SpooledPart | null> {
+  const files = filesIn(q.sources, w);
+  if (files.length === 0) return null;
+  const statement = compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1 });
+  return spoolPart(c, { statement, lanes: q.cols.summed.length }, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
+}
+
+/**
+ * The window's groups in bucket-aligned parts. The first, of about PART_ROWS rows, tells how many
+ * groups a row makes here; the rest of the window is cut into parts of about PART_GROUPS groups
+ * at that rate (a few rows per group: many parts; many rows per group: as few as the connections).
+ */
+async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool): Promise<(SpooledPart | null)[]> {
+  const rows = (w: Window) => estimatedRows(q.sources, w);
+  const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
+  const probe = await spoolWindow(c, q, spool, first);
+  if (first.to >= q.window.to) return [probe];
+  const rest = { from: first.to, to: q.window.to };
+  const perRow = (probe?.rows ?? 0) / Math.max(1, rows(first));
+  const n = Math.max(ctx.connectionsPerExtract, Math.ceil((rows(rest) * perRow) / PART_GROUPS));
+  return spoolParts(ctx, c, q, spool, probe ? [probe] : [], bucketSlices(rest, q.sources, n, q.shape.interval));
 }
 
 /**
