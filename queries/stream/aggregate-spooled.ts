@@ -23,7 +23,7 @@ export const SPOOL_ROWS = 20_000;
 /** Rows the first part's statement reads, about (a part is at least one bucket). */
 const PART_ROWS = 100_000;
 /** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
-const PART_GROUPS = 40_000;
+const PART_GROUPS = 20_000;
 /** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
 export const HELD_GROUPS = 20_000;
 
