@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { quoteFilePath } from '../sql/sql.ts';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
@@ -58,17 +58,27 @@ export class Spool {
     this.reservation.growTo(Math.max(this.bytes, this.reservation.bytes + Math.min(RESERVE_STEP_BYTES, budget.maxBytes - budget.usedBytes)));
   }
 
+  /** Removes one of its files from the folder now (an open one stays readable until closed). */
+  forget(path: string): void {
+    this.paths.delete(path);
+    rmSync(path, { force: true });
+  }
+
   /** Removes one of its files (the space it took stays reserved for the files to come). */
   async remove(path: string): Promise<void> {
     this.paths.delete(path);
     await rm(path, { force: true });
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Removes every file left at once, synchronously: a file must not outlive its answer, not even
+   * when the process stops right after the last byte (one unlink a file).
+   */
+  dispose(): void {
     const paths = [...this.paths];
     this.paths.clear();
     this.reservation.release();
-    await Promise.all(paths.map((p) => rm(p, { force: true })));
+    for (const p of paths) rmSync(p, { force: true });
   }
 }
 
@@ -130,6 +140,8 @@ export function* readSpool(spool: Spool, parts: readonly SpooledPart[], columns:
     for (const part of parts) {
       if (left === 0) break;
       const fd = openSync(part.path, 'r');
+      // Read from the open file, gone from the folder: nothing is left to remove once the read ends, however it ends.
+      spool.forget(part.path);
       try {
         let [buffer, held, offset] = [Buffer.allocUnsafe(READ_BYTES), 0, 0];
         for (;;) {
@@ -150,6 +162,6 @@ export function* readSpool(spool: Spool, parts: readonly SpooledPart[], columns:
     }
     if (left > 0) throw new Error(`the aggregate's spool held ${count - left} of the ${count} groups sent`);
   } finally {
-    void spool.dispose();
+    spool.dispose();
   }
 }

@@ -135,7 +135,7 @@ async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
  */
 export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
-  const dispose = () => void spool.dispose();
+  const dispose = () => spool.dispose();
   ctx.signal.addEventListener('abort', dispose, { once: true });
   try {
     const parts = (await spoolAll(ctx, c, q, spool)).filter((p): p is SpooledPart => p !== null);
@@ -144,7 +144,7 @@ export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q:
     if (decided.returned <= HELD_GROUPS) return heldGroups([...readSpool(spool, parts, q.columns, decided.returned)].flat(), decided.truncated, decided.next);
     return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned) };
   } catch (e) {
-    await spool.dispose();
+    spool.dispose();
     throw e;
   }
 }

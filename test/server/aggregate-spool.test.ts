@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { readdir } from 'node:fs/promises';
+import { readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/stream/aggregate-spooled.ts';
@@ -46,7 +46,12 @@ const csvRows = (body: string) => body.slice(body.indexOf('\n') + 1);
 /** The GeoJSON's features, as written. */
 const features = (body: string) => body.slice(body.indexOf('"features":[') + 12, body.lastIndexOf(']}'));
 /** The temp files of spooled groups left in this process's TEMP_DIR folder. */
-const spoolFiles = async () => (await readdir(path.join(dir, '.tmp', `extracts-${process.pid}`))).filter((f) => f.endsWith('-part'));
+const spoolFiles = async () => (await readdir(path.join(dir, '.tmp', `extracts-${process.pid}`))).filter((f) => f.includes('-part'));
+/** Spool files in the folder, and those this process still holds open (a file is read after it has left the folder). */
+const openSpools = async () => {
+  const held = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return [...(await spoolFiles()), ...held.filter((target) => target.includes(dir) && target.includes('-part'))];
+};
 
 describe('an aggregate of many groups, spooled', () => {
   it('is the days\' answers, held, byte for byte, in CSV and GeoJSON, read back from disk or into memory', async () => {
@@ -59,7 +64,7 @@ describe('an aggregate of many groups, spooled', () => {
       if (format) expect(csvRows(whole.body)).toBe(days.map((d) => csvRows(d.body)).join(''));
       else expect(features(whole.body)).toBe(days.map((d) => features(d.body)).join(','));
     }
-    expect(await spoolFiles()).toEqual([]);
+    expect(await openSpools()).toEqual([]);
   });
 
   it('is cut before the first day that does not fit whole, and the next page is the rest', async () => {
@@ -73,15 +78,17 @@ describe('an aggregate of many groups, spooled', () => {
     expect(await spoolFiles()).toEqual([]);
   });
 
-  it('removes its temp files when the client hangs up mid-body', async () => {
+  it('removes its temp files and gives their space back when the client hangs up mid-body', async () => {
+    const budget = server.context.extract.tempBudget;
     let received: http.IncomingMessage | undefined;
     const request = stalledGet(`${server.url}/api/v1/hotspots/aggregate?${WINDOW}${GRID}`, server.auth, (res) => (received = res));
-    // The body is being sent from the spool: its files are there while the client reads nothing.
+    // The body is being sent from the spool: its space is held while the client reads nothing.
     expect(await waitFor(() => received !== undefined, 60_000)).toBe(true);
-    expect((await spoolFiles()).length).toBeGreaterThan(0);
+    expect(budget.usedBytes).toBeGreaterThan(0);
     request.destroy();
+    expect(await waitFor(() => budget.usedBytes === 0, 30_000)).toBe(true);
     let left: string[] = ['?'];
-    expect(await waitFor(() => (void spoolFiles().then((f) => (left = f)), left.length === 0), 30_000)).toBe(true);
+    expect(await waitFor(() => (void openSpools().then((f) => (left = f)), left.length === 0), 30_000)).toBe(true);
   });
 
   it('is a 503 with Retry-After when the temp budget cannot hold it, as an extract is, and leaves no file', async () => {
