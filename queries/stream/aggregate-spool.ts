@@ -97,13 +97,24 @@ export async function spoolPart(c: DuckDBConnection, q: { statement: Compiled; l
   const totals = (type: string) => (q.lanes === 0 ? '*' : `* REPLACE (${Array.from({ length: q.lanes }, (_, j) => `CAST(t${j} AS ${type}) AS t${j}`).join(', ')})`);
   const copied = await c.run(`COPY (SELECT ${totals('DECIMAL(38,0)')} FROM (${q.statement.sql})) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, q.statement.params);
   spool.grow((await stat(parquet)).size);
+  try {
+    const result = await c.stream(`SELECT ${totals('HUGEINT')} FROM read_parquet(${file})`);
+    const part = await spoolChunks(result.columnNames(), () => result.fetchChunk(), spool, columns, read);
+    if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
+    return part;
+  } finally {
+    await spool.remove(parquet);
+  }
+}
+
+/** A result's groups, a chunk at a time until `next` gives none, into a file of the spool (aggregate-codec.ts). */
+export async function spoolChunks(names: readonly string[], next: () => Promise<DuckDBDataChunk | null>, spool: Spool, columns: readonly AggregateColumn[], read: ChunkVisitor): Promise<SpooledPart> {
   const part: SpooledPart = { path: spool.file('part'), rows: 0, runs: [] };
   const out = await open(part.path, 'wx');
   try {
-    const result = await c.stream(`SELECT ${totals('HUGEINT')} FROM read_parquet(${file})`);
-    const reader = read(result.columnNames());
+    const reader = read(names);
     const writer = new RowWriter(columns);
-    for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
+    for (let chunk: DuckDBDataChunk | null; (chunk = await next()) && chunk.rowCount > 0; ) {
       spool.place.signal.throwIfAborted();
       // Each group written as it is read: none outlives its turn, so the garbage stays young.
       reader(chunk, (row) => {
@@ -115,12 +126,10 @@ export async function spoolPart(c: DuckDBConnection, q: { statement: Compiled; l
       spool.grow(bytes.length);
       await out.write(bytes);
     }
+    return part;
   } finally {
     await out.close();
-    await spool.remove(parquet);
   }
-  if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
-  return part;
 }
 
 function countRun(runs: [Instant, number][], bucket: Instant): void {

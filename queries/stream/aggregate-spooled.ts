@@ -1,14 +1,14 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import type { Sources } from '../files/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
 import { compileAggregate, type AggregateColumns } from '../sql/compile-aggregate.ts';
-import type { QuerySpec } from '../sql/compile.ts';
+import type { Compiled, QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
-import { cutOfRuns, heldGroups, type Groups } from './aggregate-groups.ts';
-import { chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
+import { cutOfRuns, heldGroups, resultGroups, type Groups } from './aggregate-groups.ts';
+import { chunkReader, chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
-import { readSpool, Spool, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { readSpool, Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
 import { estimatedRows } from './slices.ts';
@@ -21,7 +21,9 @@ import { estimatedRows } from './slices.ts';
  */
 export const SPOOL_ROWS = 20_000;
 /** Rows the first part's statement reads, about (a part is at least one bucket). */
-const PART_ROWS = 100_000;
+const PART_ROWS = 20_000;
+/** Groups a window may have, as its first part tells, and still be held by DuckDB until sent rather than spooled. */
+const HOLD_GROUPS = 20_000;
 /** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
 const PART_GROUPS = 20_000;
 /** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
@@ -103,28 +105,44 @@ async function spoolParts(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQu
   }
 }
 
+/** One window's statement (null: no file in it). */
+function statementOf(q: SpooledQuery, w: Window): Compiled | null {
+  const files = filesIn(q.sources, w);
+  return files.length === 0 ? null : compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1 });
+}
+
 /** One window's groups into the spool (null: no file in it). */
 async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w: Window): Promise<SpooledPart | null> {
-  const files = filesIn(q.sources, w);
-  if (files.length === 0) return null;
-  const statement = compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1 });
-  return spoolPart(c, { statement, lanes: q.cols.summed.length }, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
+  const statement = statementOf(q, w);
+  return statement && spoolPart(c, { statement, lanes: q.cols.summed.length }, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
 }
 
 /**
- * The window's groups in bucket-aligned parts. The first, of about PART_ROWS rows, tells how many
- * groups a row makes here; the rest of the window is cut into parts of about PART_GROUPS groups
- * at that rate (a few rows per group: many parts; many rows per group: as few as the connections).
+ * The window's groups. The first bucket-aligned part, of about PART_ROWS rows, is run alone and
+ * tells how many groups a row makes here. When the whole window then looks to have at most
+ * HOLD_GROUPS groups, the rest is run as a small window is (`held`: its groups held by DuckDB);
+ * otherwise the first part's groups are spooled and the rest is cut into parts of about
+ * PART_GROUPS groups at that rate, spooled too.
  */
-async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool): Promise<(SpooledPart | null)[]> {
+async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => estimatedRows(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
-  const probe = await spoolWindow(c, q, spool, first);
-  if (first.to >= q.window.to) return [probe];
-  const rest = { from: first.to, to: q.window.to };
-  const perRow = (probe?.rows ?? 0) / Math.max(1, rows(first));
+  const statement = statementOf(q, first);
+  const probe = statement && (await c.run(statement.sql, statement.params));
+  ctx.signal.throwIfAborted();
+  const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
+  const perRow = (probe?.rowCount ?? 0) / Math.max(1, rows(first));
+  const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
+  if (expected <= HOLD_GROUPS) {
+    const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
+    return resultGroups(results, q.rowLimit, q.window, chunkReader(results[0]?.columnNames() ?? [], q.shape, q.cols));
+  }
+  const read = (names: readonly string[]) => chunkVisitor(names, q.shape, q.cols);
+  let i = 0;
+  const done = probe ? [await spoolChunks(probe.columnNames(), async () => (i < probe.chunkCount ? probe.getChunk(i++) : null), spool, q.columns, read)] : [];
+  if (!rest) return done;
   const n = Math.max(ctx.connectionsPerExtract, Math.ceil((rows(rest) * perRow) / PART_GROUPS));
-  return spoolParts(ctx, c, q, spool, probe ? [probe] : [], bucketSlices(rest, q.sources, n, q.shape.interval));
+  return (await spoolParts(ctx, c, q, spool, done, bucketSlices(rest, q.sources, n, q.shape.interval))).filter((p): p is SpooledPart => p !== null);
 }
 
 /**
@@ -133,13 +151,14 @@ async function spoolAll(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
  * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
  * when the request is aborted, or when anything fails before.
  */
-export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery): Promise<Groups> {
+export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
   const dispose = () => spool.dispose();
   ctx.signal.addEventListener('abort', dispose, { once: true });
   try {
-    const parts = (await spoolAll(ctx, c, q, spool)).filter((p): p is SpooledPart => p !== null);
+    const parts = await groupsOf(ctx, c, q, spool, held);
     ctx.signal.throwIfAborted();
+    if (!Array.isArray(parts)) return parts;
     const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
     if (decided.returned <= HELD_GROUPS) return heldGroups([...readSpool(spool, parts, q.columns, decided.returned)].flat(), decided.truncated, decided.next);
     return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned) };

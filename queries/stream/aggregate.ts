@@ -83,8 +83,9 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
 /** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
   const cols = aggregateColumns({ spec, shape: req.shape });
-  if (spoolsGroups(sources, req.window)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols });
-  const results = await runParts(ctx, c, spec, sources, req);
+  const held = (w: Window) => runParts(ctx, c, spec, sources, { ...req, window: w });
+  if (spoolsGroups(sources, req.window)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, held);
+  const results = await held(req.window);
   // An interrupt that reached the statement while it was being prepared is lost: look again.
   ctx.signal.throwIfAborted();
   return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
