@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
-import type { AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
+import { CELL_SIZES, cellEdge, cellHundredths, type AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
+import { formatInstant } from '../../../queries/instant.ts';
 import { aggregateColumns, compileAggregate } from '../../../queries/sql/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/stream/aggregate-rows.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
@@ -71,5 +72,101 @@ describe('exact sums across the lanes', () => {
       const [group] = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0));
       expect(group!.values.slice(1)).toEqual([xs.length, exactSum(xs), exactMean(xs)]);
     }
+  });
+});
+
+/** The next double above (+1) or below (−1) x. */
+function nextDouble(x: number, step: 1 | -1): number {
+  if (x === 0) return step * 5e-324;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  view.setBigInt64(0, view.getBigInt64(0) + BigInt(x > 0 ? step : -step));
+  return view.getFloat64(0);
+}
+
+/** The cell of v by the rule itself: cellEdge(i) ≤ v < cellEdge(i + 1), the far edge in the last cell, null outside. */
+function cellOf(v: number, hundredths: number, origin: -180 | -90): number | null {
+  if (!(v >= origin && v <= -origin)) return null;
+  const last = (-origin * 200) / hundredths - 1;
+  let i = Math.min(Math.floor(((v - origin) * 100) / hundredths), last);
+  while (i > 0 && cellEdge(i, hundredths, origin) > v) i--;
+  while (i < last && cellEdge(i + 1, hundredths, origin) <= v) i++;
+  return i;
+}
+
+describe('grid cells', () => {
+  /** Values on, and one double either side of, edges across the range (the first, the last, 180 or 90 itself), and values no cell holds. */
+  function probes(hundredths: number, origin: -180 | -90): number[] {
+    const cells = (-origin * 200) / hundredths;
+    const edges = [0, 1, 2, 3, Math.floor(cells / 3), Math.floor(cells / 2) - 1, Math.floor(cells / 2), cells - 1, cells, ...Array.from({ length: 40 }, (_, k) => (k * 7919) % cells)];
+    const near = edges.flatMap((i) => { const e = cellEdge(i, hundredths, origin); return [e, nextDouble(e, 1), nextDouble(e, -1)]; });
+    return [...near, 0, -0, 5e-324, -5e-324, origin * 3, -origin * 3, NaN, Infinity, -Infinity, 1e300, -1e300];
+  }
+
+  it.each(CELL_SIZES)('puts points on and beside every kind of edge in the cell the rule says, at %s°', async (size) => {
+    const hundredths = cellHundredths(size);
+    const points = [...probes(hundredths, -180).map((lon) => [lon, 0.5]), ...probes(hundredths, -90).map((lat) => [0.5, lat])] as [number, number][];
+    const expected = new Map<string, number>();
+    for (const [lon, lat] of points) {
+      const [x, y] = [cellOf(lon, hundredths, -180), cellOf(lat, hundredths, -90)];
+      const key = x === null || y === null ? 'null,null' : `${cellEdge(x, hundredths, -180)},${cellEdge(y, hundredths, -90)}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+    // As text: the literal is parsed as a double exactly (NaN, ±Infinity, −0 and every digit kept).
+    const text = (v: number) => (Object.is(v, -0) ? '-0.0' : String(v));
+    await writeParquet(file, hotspots, points.map(([lon, lat], i) => hotspot(`p${i}`, '2025-08-01T10:00:00Z', { longitude: text(lon), latitude: text(lat) })));
+    const s = shape({ keys: [hotspots.aggregate!.keys.find((k) => k.kind === 'grid')!], cellHundredths: hundredths });
+    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 100_000 };
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const read = chunkReader(result.columnNames(), s, aggregateColumns(query));
+    const got = new Map<string, number>();
+    for (let i = 0; i < result.chunkCount; i++) for (const g of read(result.getChunk(i))) got.set(`${g.values[1]},${g.values[2]}`, g.values[3] as number);
+    expect(got).toEqual(expected);
+    expect(expected.get('null,null')).toBeGreaterThan(0);
+  });
+});
+
+describe('calendar buckets', () => {
+  const US_PER_MS = 1000n;
+  /** The UTC start of the month or year holding t, by the JavaScript calendar (years 0–99 as years). */
+  function floorOf(t: bigint, interval: 'month' | 'year'): bigint {
+    const d = new Date(Number((t - (((t % US_PER_MS) + US_PER_MS) % US_PER_MS)) / US_PER_MS));
+    const start = new Date(0);
+    start.setUTCFullYear(d.getUTCFullYear(), interval === 'month' ? d.getUTCMonth() : 0, 1);
+    return BigInt(start.getTime()) * US_PER_MS;
+  }
+  // Month starts around leap days (2024, 2000, 1900, 2100), the epoch, before it, and years 1–99; each, a microsecond before and after.
+  const STARTS = ['0001-01-01', '0004-02-01', '0004-03-01', '0099-12-01', '0100-01-01', '1900-03-01', '1969-12-01', '1970-01-01', '2000-02-01', '2000-03-01', '2024-02-01', '2024-03-01', '2025-01-01', '2100-03-01'];
+  const times = STARTS.map(at).flatMap((t) => [t, t - 1n, t + 1n, t + 86_400_000_000n * 28n]).filter((t) => t >= at('0001-01-01'));
+
+  it.each([
+    ['month', '0001-01-01', '2101-01-01'],
+    ['year', '0001-01-01', '2101-01-01'],
+    ['month', '2023-11-15T12:00:00Z', '2025-01-01'],
+    ['year', '1969-06-01', '2025-02-10'],
+  ] as const)('labels each row with the UTC start of its %s, window [%s, %s)', async (interval, fromText, toText) => {
+    const [from, to] = [at(fromText), at(toText)];
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+    await writeParquet(file, hotspots, times.map((t, i) => hotspot(`t${i}`, formatInstant(t))));
+    const s = shape({ interval });
+    const query = { spec: spec(hotspots, dir), files: [file], window: { from, to }, shape: s, limit: 100_000 };
+    const expected = new Map<bigint, number>();
+    for (const t of times.filter((t) => t >= from && t < to)) expected.set(floorOf(t, interval), (expected.get(floorOf(t, interval)) ?? 0) + 1);
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const got = new Map(chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => [g.values[0] as bigint, g.values[1] as number]));
+    expect(got).toEqual(expected);
+    expect(got.size).toBeGreaterThan(2);
+  });
+
+  it('compares with the window\'s own bucket starts when they are few, and uses the calendar when they are many', () => {
+    const few = compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: shape({ interval: 'month' }), limit: 1 });
+    expect(few.sql).not.toContain('date_trunc');
+    const many = compileAggregate({ spec: spec(hotspots, dataDir), files, window: { from: at('0001-01-01'), to: at('2101-01-01') }, shape: shape({ interval: 'month' }), limit: 1 });
+    expect(many.sql).toContain('date_trunc');
   });
 });
