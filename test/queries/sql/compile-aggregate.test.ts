@@ -56,13 +56,15 @@ describe('the aggregate compiler', () => {
 
 describe('exact sums across the lanes', () => {
   // Values on both sides of lane edges (2^-15, 2^17, 2^49), far outside them, subnormal, and cancelling.
-  const VALUES = [2 ** -15, 2 ** -15 - 2 ** -68, 2 ** 17 - 2 ** -36, 2 ** 17, 2 ** 49 - 2 ** -3, -(2 ** 49), 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75];
+  // And values about where the engine parts the common lane from the others (3e-5, 131071.99997), 2^−16 and 2^27 (where its halves stop being exact), 1e-6.
+  const VALUES = [2 ** -15, 2 ** -15 - 2 ** -68, 2 ** 17 - 2 ** -36, 2 ** 17, 2 ** 49 - 2 ** -3, -(2 ** 49), 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75,
+    0.00003, 0.000030000000000000004, -0.000029999999999999997, 2 ** -16, -(2 ** -16 - 2 ** -69), 131071.99997, -131071.99997000001, 2 ** 27, 2 ** 27 - 2 ** -25, 1e-6, 0];
   const s = shape({ stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
 
   it('gives the correctly rounded sum and mean of values in every lane, whichever lanes a group holds', async () => {
     const dir = await tempDir();
     // The whole set, each set that leaves one value out, and sets only outside and only inside the common lane.
-    const sets = [VALUES, ...VALUES.map((_, skip) => VALUES.filter((_, i) => i !== skip)), [1e16, -2.5e-300, 2 ** 17, 1e300], [0.1, 0.2, 0.3, -7.3]];
+    const sets = [VALUES, ...VALUES.map((_, skip) => VALUES.filter((_, i) => i !== skip)), [1e16, -2.5e-300, 2 ** 17, 1e300], [0.1, 0.2, 0.3, -7.3], [1e-6, 3e-7, -1.7e-7, 2.2e-6], [7e-7, 1.1e-7, 9.9e-7], [0.00003, 2 ** -16, 1e-5, 3.1e-5]];
     for (const [n, xs] of sets.entries()) {
       const file = path.join(dir, `hotspots/date=2025-08-01/s${n}.parquet`);
       await writeParquet(file, hotspots, xs.map((frp, i) => hotspot(`s${n}-${i}`, '2025-08-01T10:00:00Z', { frp })));
@@ -93,6 +95,22 @@ function cellOf(v: number, hundredths: number, origin: -180 | -90): number | nul
   while (i < last && cellEdge(i + 1, hundredths, origin) <= v) i++;
   return i;
 }
+
+describe('sums over values that are not numbers', () => {
+  it('counts them, and gives no sum or mean where one is among the values; zeros add nothing', async () => {
+    const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.count', column: 'frp', fn: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
+    const groups: Record<string, (number | string | null)[]> = { AA: ['NaN', 1.5, 1e-6], BB: ['Infinity', '-Infinity', 2.5], CC: ['-0.0', 0, null], DD: [1e300, '-Infinity'], EE: ['-Infinity', 3] };
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+    const rowsOf = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp: typeof frp === 'number' ? String(frp) : frp })));
+    await writeParquet(file, hotspots, rowsOf);
+    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    expect(got).toEqual([['AA', 3, 3, null, null], ['BB', 3, 3, null, null], ['CC', 3, 2, 0, 0], ['DD', 2, 2, null, null], ['EE', 2, 2, null, null]]);
+  });
+});
 
 describe('grid cells', () => {
   /** Values on, and one double either side of, edges across the range (the first, the last, 180 or 90 itself), and values no cell holds. */
