@@ -31,8 +31,8 @@ function startOf(us: string, starts: readonly string[], lo = 0, hi = starts.leng
 }
 
 /**
- * The UTC start of each row's bucket, from epoch microseconds (no time zone enters): whole
- * periods by integer arithmetic; months and years by comparison with the window's own bucket
+ * The UTC start of each row's bucket, from epoch microseconds (no time zone enters): hours,
+ * days and weeks by integer arithmetic; months and years by comparison with the window's own bucket
  * starts (bound), or, for a window of very many, the engine's calendar.
  */
 export function bucketSql(interval: Interval, time: string, bind: (v: string) => string, w: Window): string {
@@ -45,7 +45,9 @@ export function bucketSql(interval: Interval, time: string, bind: (v: string) =>
   }
   const size = US[interval];
   const offset = interval === 'week' ? MONDAY_US : 0n;
-  return `(${us} - (((${us} - ${offset}) % ${size}) + ${size}) % ${size})`;
+  // From the start of the window's first bucket no row is earlier: one remainder, never of a negative.
+  const first = w.from - ((((w.from - offset) % size) + size) % size);
+  return `(${us} - (${us} - CAST(${bind(String(first))} AS BIGINT)) % ${size})`;
 }
 
 /**

@@ -150,14 +150,23 @@ describe('grid cells', () => {
 describe('calendar buckets', () => {
   const US_PER_MS = 1000n;
   /** The UTC start of the month or year holding t, by the JavaScript calendar (years 0–99 as years). */
-  function floorOf(t: bigint, interval: 'month' | 'year'): bigint {
+  function floorOf(t: bigint, interval: 'hour' | 'day' | 'week' | 'month' | 'year'): bigint {
+    if (interval === 'hour' || interval === 'day') {
+      const size = interval === 'hour' ? 3_600_000_000n : 86_400_000_000n;
+      return t - (((t % size) + size) % size);
+    }
+    if (interval === 'week') {
+      // ISO weeks start on Monday (getUTCDay 1).
+      const day = floorOf(t, 'day');
+      return day - BigInt((new Date(Number(day / US_PER_MS)).getUTCDay() + 6) % 7) * 86_400_000_000n;
+    }
     const d = new Date(Number((t - (((t % US_PER_MS) + US_PER_MS) % US_PER_MS)) / US_PER_MS));
     const start = new Date(0);
     start.setUTCFullYear(d.getUTCFullYear(), interval === 'month' ? d.getUTCMonth() : 0, 1);
     return BigInt(start.getTime()) * US_PER_MS;
   }
-  // Month starts around leap days (2024, 2000, 1900, 2100), the epoch, before it, and years 1–99; each, a microsecond before and after.
-  const STARTS = ['0001-01-01', '0004-02-01', '0004-03-01', '0099-12-01', '0100-01-01', '1900-03-01', '1969-12-01', '1970-01-01', '2000-02-01', '2000-03-01', '2024-02-01', '2024-03-01', '2025-01-01', '2100-03-01'];
+  // Week, day and hour starts about the epoch; month starts around leap days (2024, 2000, 1900, 2100), the epoch, before it, and years 1–99; each, a microsecond before and after.
+  const STARTS = ['1969-11-24', '1969-12-29', '1970-01-05', '1969-12-31T23:00:00Z', '1970-01-01T01:00:00Z', '0001-01-01', '0004-02-01', '0004-03-01', '0099-12-01', '0100-01-01', '1900-03-01', '1969-12-01', '1970-01-01', '2000-02-01', '2000-03-01', '2024-02-01', '2024-03-01', '2025-01-01', '2100-03-01'];
   const times = STARTS.map(at).flatMap((t) => [t, t - 1n, t + 1n, t + 86_400_000_000n * 28n]).filter((t) => t >= at('0001-01-01'));
 
   it.each([
@@ -165,6 +174,9 @@ describe('calendar buckets', () => {
     ['year', '0001-01-01', '2101-01-01'],
     ['month', '2023-11-15T12:00:00Z', '2025-01-01'],
     ['year', '1969-06-01', '2025-02-10'],
+    ['week', '1969-11-20T13:00:00Z', '1970-01-15'],
+    ['day', '1969-12-31T13:00:00Z', '1970-01-02T00:00:00.000001Z'],
+    ['hour', '1969-12-31T23:30:00Z', '1970-01-01T01:00:00Z'],
   ] as const)('labels each row with the UTC start of its %s, window [%s, %s)', async (interval, fromText, toText) => {
     const [from, to] = [at(fromText), at(toText)];
     const dir = await tempDir();
@@ -178,7 +190,7 @@ describe('calendar buckets', () => {
     const result = await c.run(q.sql, q.params);
     const got = new Map(chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => [g.values[0] as bigint, g.values[1] as number]));
     expect(got).toEqual(expected);
-    expect(got.size).toBeGreaterThan(2);
+    expect(got.size).toBeGreaterThan(1);
   });
 
   it('compares with the window\'s own bucket starts when they are few, and uses the calendar when they are many', () => {
