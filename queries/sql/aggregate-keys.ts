@@ -13,12 +13,15 @@ export function calendarStarts(w: Window, interval: 'month' | 'year'): bigint[] 
   const start = new Date(0);
   // setUTCFullYear, not Date.UTC: years 0–99 are years, not 1900s.
   start.setUTCFullYear(at.getUTCFullYear(), interval === 'month' ? at.getUTCMonth() : 0, 1);
+  if (!Number.isFinite(start.getTime())) return null;
   const starts: bigint[] = [];
-  for (let t = BigInt(start.getTime()) * 1000n; t < w.to; ) {
-    if (starts.push(t) > MOST_STARTS) return null;
+  // Past the years a Date holds (not a window the API accepts) the time is NaN: the engine's calendar then.
+  for (let ms = start.getTime(); BigInt(ms) * 1000n < w.to; ) {
+    if (starts.push(BigInt(ms) * 1000n) > MOST_STARTS) return null;
     if (interval === 'month') start.setUTCMonth(start.getUTCMonth() + 1);
     else start.setUTCFullYear(start.getUTCFullYear() + 1);
-    t = BigInt(start.getTime()) * 1000n;
+    ms = start.getTime();
+    if (!Number.isFinite(ms)) return null;
   }
   return starts;
 }

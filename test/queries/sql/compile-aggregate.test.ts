@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { CELL_SIZES, cellEdge, cellHundredths, type AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
 import { formatInstant } from '../../../queries/instant.ts';
+import { calendarStarts } from '../../../queries/sql/aggregate-keys.ts';
+import { ALL_TIME } from '../../../queries/window.ts';
 import { aggregateColumns, compileAggregate } from '../../../queries/sql/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/stream/aggregate-rows.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
@@ -198,5 +200,15 @@ describe('calendar buckets', () => {
     expect(few.sql).not.toContain('date_trunc');
     const many = compileAggregate({ spec: spec(hotspots, dataDir), files, window: { from: at('0001-01-01'), to: at('2101-01-01') }, shape: shape({ interval: 'month' }), limit: 1 });
     expect(many.sql).toContain('date_trunc');
+  });
+});
+
+describe('calendar bucket starts', () => {
+  it('lists the starts that meet the window, the first at or before it, and none for windows of too many or beyond a calendar', () => {
+    expect(calendarStarts({ from: at('2024-02-29T12:00:00Z'), to: at('2024-04-01') }, 'month')).toEqual([at('2024-02-01'), at('2024-03-01')]);
+    expect(calendarStarts({ from: at('0099-12-31T23:59:59.999999Z'), to: at('0100-01-01T00:00:00.000001Z') }, 'year')).toEqual([at('0099-01-01'), at('0100-01-01')]);
+    expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01') }, 'year')).toHaveLength(256);
+    expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01T00:00:00.000001Z') }, 'year')).toBeNull();
+    expect(calendarStarts(ALL_TIME, 'year')).toBeNull();
   });
 });
