@@ -33,24 +33,31 @@ function startOf(us: string, starts: readonly string[], lo = 0, hi = starts.leng
   return `CASE WHEN ${us} < ${starts[mid]} THEN ${startOf(us, starts, lo, mid)} ELSE ${startOf(us, starts, mid, hi)} END`;
 }
 
+/** A row's bucket as grouped (`key`), and the bucket's start from that key, when it is not the start itself. */
+export interface BucketSql {
+  key: string;
+  start: ((key: string) => string) | null;
+}
+
 /**
- * The UTC start of each row's bucket, from epoch microseconds (no time zone enters): hours,
- * days and weeks by integer arithmetic; months and years by comparison with the window's own bucket
- * starts (bound), or, for a window of very many, the engine's calendar.
+ * Each row's bucket, from epoch microseconds (no time zone enters): hours, days and weeks as
+ * their number from the window's first (no row is earlier: one division of a non-negative
+ * number), turned into their start after grouping; months and years as their start, by
+ * comparison with the window's own bucket starts (bound), or, for a window of very many, the
+ * engine's calendar.
  */
-export function bucketSql(interval: Interval, time: string, bind: (v: string) => string, w: Window): string {
+export function bucketSql(interval: Interval, time: string, bind: (v: string) => string, w: Window): BucketSql {
   const us = `epoch_us(${time})`;
-  if (interval === 'all') return `CAST(${bind(String(w.from))} AS BIGINT)`;
+  if (interval === 'all') return { key: `CAST(${bind(String(w.from))} AS BIGINT)`, start: null };
   if (interval === 'month' || interval === 'year') {
     const starts = calendarStarts(w, interval);
-    if (!starts) return `epoch_us(date_trunc('${interval}', make_timestamp(${us})))`;
-    return startOf(us, starts.map((s) => `CAST(${bind(String(s))} AS BIGINT)`));
+    if (!starts) return { key: `epoch_us(date_trunc('${interval}', make_timestamp(${us})))`, start: null };
+    return { key: startOf(us, starts.map((s) => `CAST(${bind(String(s))} AS BIGINT)`)), start: null };
   }
   const size = US[interval];
   const offset = interval === 'week' ? MONDAY_US : 0n;
-  // From the start of the window's first bucket no row is earlier: one remainder, never of a negative.
-  const first = w.from - ((((w.from - offset) % size) + size) % size);
-  return `(${us} - (${us} - CAST(${bind(String(first))} AS BIGINT)) % ${size})`;
+  const first = `CAST(${bind(String(w.from - ((((w.from - offset) % size) + size) % size)))} AS BIGINT)`;
+  return { key: `(${us} - ${first}) // ${size}`, start: (key) => `${first} + ${key} * ${size}` };
 }
 
 /**

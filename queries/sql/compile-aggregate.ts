@@ -71,7 +71,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const where = compileWhere(spec, q.window.from, q.window.to, params);
   // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).
   const values = measures.map((m, i) => `${correctedValue(d, spec.correction ?? null, m, (name) => `t.${ident(name)}`, bind)} AS m${i}`);
-  const rows = `SELECT ${[`${bucket} AS b`, ...keys.flatMap((k) => k.read), ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where}`;
+  const rows = `SELECT ${[`${bucket.key} AS b`, ...keys.flatMap((k) => k.read), ...values].join(', ')} FROM ${readParquet(q.files, spec.dataDir)} AS t${where}`;
   const cellRows = keys.flatMap((k) => k.row);
   const scratch = keys.flatMap((k) => k.scratch);
   const own = scratch.length ? ` EXCLUDE (${scratch.join(', ')})` : '';
@@ -87,5 +87,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
   const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');
   const order = ['g.b', ...cols.keys.map((k) => `g.${k} ASC NULLS LAST`)].join(', ');
-  return { sql: `WITH ${[r, ...groups].join(', ')} SELECT ${select} FROM g${join} ORDER BY ${order} LIMIT ${Math.trunc(q.limit)}`, params };
+  // Bucket numbers become starts over the groups (the order is the same).
+  const grouped = bucket.start ? `(SELECT * REPLACE (${bucket.start('b')} AS b) FROM g) AS g` : 'g';
+  return { sql: `WITH ${[r, ...groups].join(', ')} SELECT ${select} FROM ${grouped}${join} ORDER BY ${order} LIMIT ${Math.trunc(q.limit)}`, params };
 }
