@@ -65,20 +65,22 @@ export function bucketSql(interval: Interval, time: string, bind: (v: string) =>
  * cell of v in [origin, −origin), the cell count for v = −origin, and one more for any v beyond
  * it (so 180 and 180.001 stay apart); below the origin negative, not a number for NaN and the
  * infinities. Sizes that are whole quarters of a degree have exact edges: a power-of-two scaling
- * and floor are exact. Others take the floor of the offset over the size, moved by one where
- * rounding put it across an edge (edges computed exactly as cellEdge does).
+ * and floor are exact. Others go by hundredths: n, the whole number nearest v × 100, is within
+ * one half (and a rounding) of it, so v is in the hundredth below the edge n / 100 (computed as
+ * cellEdge does) or in the one from it: one comparison tells which; a cell is a whole number
+ * of hundredths.
  */
 export function rawCellSql(v: string, origin: -180 | -90, hundredths: number): string {
   const beyond = `CAST(${v} > ${-origin} AS DOUBLE)`;
   if (hundredths % 100 === 0) return `floor((floor(${v}) + ${-origin}) / ${hundredths / 100}) + ${beyond}`;
   if (hundredths === 25 || hundredths === 50) return `floor(${v} * ${100 / hundredths}) + ${(-origin * 100) / hundredths} + ${beyond}`;
-  const i = `i${origin === -180 ? 'x' : 'y'}`;
-  const edge = (k: string) => `((${k}) * ${hundredths} + ${origin * 100}) / 100`;
-  return `${i} - CAST(${v} < ${edge(i)} AS DOUBLE) + CAST(${v} >= ${edge(`${i} + 1`)} AS DOUBLE) + ${beyond}`;
+  const n = `i${origin === -180 ? 'x' : 'y'}`;
+  const hundredth = `${n} + CAST(${v} >= ${n} / 100 AS DOUBLE) + ${-origin * 100 - 1}`;
+  return `${hundredths === 1 ? hundredth : `floor((${hundredth}) / ${hundredths})`} + ${beyond}`;
 }
 
-/** The first guess at the cell index that rawCellSql corrects (ix, iy) for sizes not whole quarters: a column of its own, computed once. */
-export const guessSql = (v: string, origin: -180 | -90, hundredths: number): string => `floor((${v} - (${origin})) * 100 / ${hundredths})`;
+/** The nearest hundredth that rawCellSql compares with (ix, iy), for sizes not whole quarters: a column of its own, computed once. */
+export const guessSql = (v: string): string => `round(${v} * 100)`;
 
 /**
  * Raw cell indexes (x, y) as a grid key: both null unless each lies in its range (a position

@@ -35,7 +35,7 @@ function keySql(spec: QuerySpec, key: AggregateKey, i: number, hundredths: numbe
   const g = spec.descriptor.geometry;
   if (g.kind !== 'point' || hundredths === null) throw new Error(`${spec.descriptor.name}: a grid needs point geometry and a cell size`);
   const [lon, lat] = [`t.${ident(g.longitude)}`, `t.${ident(g.latitude)}`];
-  const guesses = hundredths % 25 === 0 ? [] : [`${guessSql(lon, -180, hundredths)} AS ix`, `${guessSql(lat, -90, hundredths)} AS iy`];
+  const guesses = hundredths % 25 === 0 ? [] : [`${guessSql(lon)} AS ix`, `${guessSql(lat)} AS iy`];
   return { scratch: ['vx', 'vy', ...(guesses.length ? ['ix', 'iy'] : [])], read: [`${lon} AS vx`, `${lat} AS vy`, ...guesses], row: [`${rawCellSql('vx', -180, hundredths)} AS k${i}x`, `${rawCellSql('vy', -90, hundredths)} AS k${i}y`] };
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { CELL_SIZES, cellEdge, cellHundredths, type AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
 import { formatInstant } from '../../../queries/instant.ts';
-import { calendarStarts } from '../../../queries/sql/aggregate-keys.ts';
+import { calendarStarts, cellKeySql, guessSql, rawCellSql } from '../../../queries/sql/aggregate-keys.ts';
 import { ALL_TIME } from '../../../queries/window.ts';
 import { aggregateColumns, compileAggregate } from '../../../queries/sql/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/stream/aggregate-rows.ts';
@@ -210,5 +210,22 @@ describe('calendar bucket starts', () => {
     expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01') }, 'year')).toHaveLength(256);
     expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01T00:00:00.000001Z') }, 'year')).toBeNull();
     expect(calendarStarts(ALL_TIME, 'year')).toBeNull();
+  });
+});
+
+describe('grid cells at every edge', () => {
+  it.each(CELL_SIZES)('puts each edge of %s° cells, and the double either side of it, where the rule says', async (size) => {
+    const hundredths = cellHundredths(size);
+    for (const origin of [-180, -90] as const) {
+      // Every edge of the hundredths grid (those of every size among them), as cellEdge computes it, and its neighbours.
+      const probes = `SELECT unnest([e, nextafter(e, 1e9), nextafter(e, -1e9)]) AS vx FROM (SELECT k / 100 AS e FROM range(${origin * 100}, ${-origin * 100 + 1}) AS t(k))`;
+      const raw = `SELECT vx, ${rawCellSql('vx', origin, hundredths)} AS k FROM (SELECT vx, ${guessSql('vx')} AS ix, ${guessSql('vx')} AS iy FROM (${probes}))`;
+      // The other coordinate in its first cell: only this one decides.
+      const cell = origin === -180 ? cellKeySql('k', '0', hundredths)[0] : cellKeySql('0', 'k', hundredths)[1];
+      const result = await c.runAndReadAll(`SELECT vx, ${cell} AS cell FROM (${raw})`);
+      const wrong = result.getRows().filter(([v, got]) => cellOf(v as number, hundredths, origin) !== (got === null ? null : Number(got)));
+      expect(result.currentRowCount).toBe(3 * (-origin * 200 + 1));
+      expect(wrong.slice(0, 3)).toEqual([]);
+    }
   });
 });
