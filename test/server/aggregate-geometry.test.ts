@@ -1,10 +1,12 @@
+import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wkbToGeoJson } from '../../queries/sql/wkb.ts';
 import { writeAggregateData } from '../helpers/aggregate-data.ts';
 import { ARROW, duckdbParquet, fetchBytes, hyparquetKeyValues, hyparquetRows, PARQUET } from '../helpers/columnar.ts';
-import { tempDir } from '../helpers/fixtures.ts';
-import { parseCsv } from '../helpers/sample-data.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { writeSpreadHotspots } from '../helpers/parquet.ts';
+import { CHAIN, parseCsv } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 type Geometry = { type: 'Point'; coordinates: number[] } | { type: 'Polygon'; coordinates: number[][][] } | null;
@@ -75,6 +77,25 @@ describe('aggregate Parquet and Arrow carry the groups\' geometry when they have
     expect(Array.from({ length: table.numRows }, (_, i) => JSON.parse(wkbToGeoJson(column.get(i) as Uint8Array | null)) as Geometry)).toEqual(expected);
   });
 
+  it('an Arrow answer kept in the rows cache keeps its geometry: the same bytes fresh and from the cache', async () => {
+    const cached = await startServer(await writeAggregateData(), { RESPONSE_CACHE_MB: '1' });
+    try {
+      const cache = cached.context.extract.rowsCache!;
+      for (const url of Object.values(WITH_GEOMETRY)) {
+        const arrow = async () => (await fetchBytes(cached.get, url, ARROW)).bytes;
+        const fresh = await arrow();
+        // Kept once asked for twice (as any answer): the third comes from the cache.
+        await arrow();
+        const hits = cache.hits;
+        expect((await arrow()).equals(fresh)).toBe(true);
+        expect(cache.hits).toBe(hits + 1);
+        expect(tableFromIPC(fresh).getChild('geometry')!.nullCount).toBeLessThan(tableFromIPC(fresh).numRows);
+      }
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('an answer with no groups still has the geometry column, and no bbox', async () => {
     const url = '/api/v1/hotspots/aggregate?from=2023-01-01&to=2023-02-01&groupBy=grid&cell=1';
     const parquet = await fetchBytes(server.get, url, PARQUET);
@@ -94,4 +115,26 @@ describe('aggregate Parquet and Arrow carry the groups\' geometry when they have
       expect(tableFromIPC((await fetchBytes(server.get, url, ARROW)).bytes).schema.fields.map((f) => f.name)).toEqual(header);
     }
   });
+});
+
+describe('geometry answers are byte-identical however they are computed', () => {
+  it('60,000 cells of 0.01°: the same Parquet and Arrow bytes with DUCKDB_THREADS 1 and 4, every cell a polygon', async () => {
+    const dir = await tempDir();
+    await writeSpreadHotspots(path.join(dir, 'hotspots/date=2025-08-01/a.parquet'), '2025-08-01', 60_000);
+    await writeChain(dir, 'hotspots', CHAIN);
+    const url = '/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-02&interval=all&groupBy=grid&cell=0.01&stats=frp.sum';
+    const answers = async (threads: string) => {
+      const s = await startServer(dir, { DUCKDB_THREADS: threads, RESPONSE_CACHE_MB: '0' });
+      try {
+        return [(await fetchBytes(s.get, url, PARQUET)).bytes, (await fetchBytes(s.get, url, ARROW)).bytes];
+      } finally {
+        await s.close();
+      }
+    };
+    const [one, four] = [await answers('1'), await answers('4')];
+    expect(four[0]!.equals(one[0]!) && four[1]!.equals(one[1]!)).toBe(true);
+    const geometry = tableFromIPC(one[1]!).getChild('geometry')!;
+    expect([geometry.length, geometry.nullCount]).toEqual([60_000, 0]);
+    expect((await hyparquetRows(one[0]!)).filter((r) => (r.geometry as { type?: string }).type === 'Polygon')).toHaveLength(60_000);
+  }, 120_000);
 });
