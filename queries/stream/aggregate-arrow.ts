@@ -2,7 +2,7 @@ import { Binary, Field, Float64, Int64, makeData, RecordBatch, Schema, Struct, T
 import type { Groups } from './aggregate-groups.ts';
 import { ARROW_BATCH_ROWS, ARROW_END_OF_STREAM, arrowSchemaMessage, batchMessage, GEOARROW } from './arrow-ipc.ts';
 import { GEOMETRY_COLUMN } from '../sql/compile-columnar.ts';
-import { geometryWkb } from './aggregate-geometry.ts';
+import { wkbColumn } from './aggregate-geometry.ts';
 import type { AggregateColumn, AggregateColumnType, AggregateRow } from './aggregate-rows.ts';
 
 /** How an aggregate's groups are written as one binary body, with `metadata` inside it. */
@@ -48,8 +48,8 @@ function bytesOf(values: readonly (Buffer | null)[]): { valueOffsets: Int32Array
 
 /** The groups' geometry as WKB, null where a group has none: the data endpoints' GeoArrow column. */
 function geometryData(rows: readonly AggregateRow[]): Data {
-  const wkb = rows.map((r) => geometryWkb(r.geometry));
-  return makeData({ type: new Binary(), length: rows.length, ...validity(wkb), ...bytesOf(wkb) });
+  const { offsets, data } = wkbColumn(rows.map((r) => r.geometry));
+  return makeData({ type: new Binary(), length: rows.length, ...validity(rows.map((r) => r.geometry)), valueOffsets: offsets, data });
 }
 
 /** The groups in runs of ARROW_BATCH_ROWS (the last shorter): batch boundaries never depend on how the engine chunked them. */

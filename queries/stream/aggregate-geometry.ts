@@ -1,7 +1,7 @@
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
 import { GEOMETRY_COLUMN } from '../sql/compile-columnar.ts';
 import type { Groups } from './aggregate-groups.ts';
-import type { AggregateColumn, AggregateGeometry, AggregateRow } from './aggregate-rows.ts';
+import type { AggregateColumn, AggregateGeometry } from './aggregate-rows.ts';
 
 /**
  * Whether an aggregate's groups have geometry (a grid cell, a station's point): its Parquet and
@@ -14,28 +14,43 @@ export const hasGroupGeometry = (shape: AggregateShape): boolean => shape.keys.s
 const WKB_POINT = 1;
 const WKB_POLYGON = 3;
 
+/** The bytes of a geometry's WKB. */
+const wkbLength = (g: NonNullable<AggregateGeometry>): number =>
+  g.type === 'Point' ? 21 : 9 + g.coordinates.reduce((n, ring) => n + 4 + 16 * ring.length, 0);
+
+/** Writes one position at `at`; returns where the next byte goes. */
+function writePosition(view: DataView, at: number, p: readonly number[]): number {
+  view.setFloat64(at, p[0]!, true);
+  view.setFloat64(at + 8, p[1]!, true);
+  return at + 16;
+}
+
+/** Writes a geometry's WKB at `at`. */
+function writeWkb(view: DataView, at: number, g: NonNullable<AggregateGeometry>): void {
+  view.setUint8(at, 1);
+  view.setUint32(at + 1, g.type === 'Point' ? WKB_POINT : WKB_POLYGON, true);
+  if (g.type === 'Point') return void writePosition(view, at + 5, g.coordinates);
+  view.setUint32(at + 5, g.coordinates.length, true);
+  let next = at + 9;
+  for (const ring of g.coordinates) {
+    view.setUint32(next, ring.length, true);
+    next += 4;
+    for (let i = 0; i < ring.length; i++) next = writePosition(view, next, ring[i]!);
+  }
+}
+
 /**
- * A group's geometry as little-endian ISO WKB (the byte order DuckDB's ST_AsWKB gives the data
- * endpoints' Arrow geometry); null stays null. Coordinates are the GeoJSON answer's doubles.
+ * The geometries as little-endian ISO WKB (the byte order DuckDB's ST_AsWKB gives the data
+ * endpoints' Arrow geometry), one after the other in one buffer: row `i` is bytes
+ * `[offsets[i], offsets[i + 1])`, none for a null. Coordinates are the GeoJSON answer's doubles.
  */
-export function geometryWkb(g: AggregateGeometry): Buffer | null {
-  if (g === null) return null;
-  const positions = g.type === 'Point' ? [g.coordinates] : g.coordinates.flat();
-  const head = g.type === 'Point' ? 5 : 9 + 4 * g.coordinates.length;
-  const out = Buffer.alloc(head + 16 * positions.length);
-  out.writeUInt8(1, 0);
-  out.writeUInt32LE(g.type === 'Point' ? WKB_POINT : WKB_POLYGON, 1);
-  let at = 5;
-  if (g.type === 'Polygon') {
-    out.writeUInt32LE(g.coordinates.length, at);
-    at += 4;
-  }
-  const rings = g.type === 'Point' ? [[g.coordinates]] : g.coordinates;
-  for (const ring of rings) {
-    if (g.type === 'Polygon') at = out.writeUInt32LE(ring.length, at);
-    for (const [x, y] of ring) at = out.writeDoubleLE(y, out.writeDoubleLE(x, at));
-  }
-  return out;
+export function wkbColumn(geometries: readonly AggregateGeometry[]): { offsets: Int32Array; data: Buffer } {
+  const offsets = new Int32Array(geometries.length + 1);
+  for (let i = 0; i < geometries.length; i++) offsets[i + 1] = offsets[i]! + (geometries[i] ? wkbLength(geometries[i]!) : 0);
+  const data = Buffer.alloc(offsets[geometries.length]!);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  for (let i = 0; i < geometries.length; i++) if (geometries[i]) writeWkb(view, offsets[i]!, geometries[i]!);
+  return { offsets, data };
 }
 
 /** The column the groups' WKB travels in, as hex text, through the CSV DuckDB writes Parquet from. */
@@ -43,11 +58,14 @@ export const WKB_HEX_COLUMN: AggregateColumn = { name: GEOMETRY_COLUMN, type: 't
 
 /** The groups with their geometry's WKB as hex text after the other values (null for a group without geometry). */
 export function withWkbHex(groups: Groups): Groups {
-  const hex = (r: AggregateRow): AggregateRow => ({ values: [...r.values, geometryWkb(r.geometry)?.toString('hex') ?? null], geometry: r.geometry });
   return {
     ...groups,
     *batches() {
-      for (const batch of groups.batches()) yield batch.map(hex);
+      for (const batch of groups.batches()) {
+        const { offsets, data } = wkbColumn(batch.map((r) => r.geometry));
+        const hex = data.toString('hex');
+        yield batch.map((r, i) => ({ values: [...r.values, r.geometry === null ? null : hex.slice(2 * offsets[i]!, 2 * offsets[i + 1]!)], geometry: r.geometry }));
+      }
     },
   };
 }
