@@ -47,18 +47,19 @@ export const mergedStat = (fn: string, i: number) => `${fn === 'count' ? 'sum' :
 const laneRowSql = (x: string, j: number): [string, string] => [`${commonSql(x)} AS w${j}`, `${x} * CAST(w${j} AS DOUBLE) AS z${j}`];
 
 /**
- * One summed measure's aggregates over rows: count, the common lane's integer sum (h) and the
- * group's other values (v: rare ones, NaN and infinities, counted from there). z needs no
- * filter (which costs more than the sum): 0 adds nothing, and a NaN makes no integer (TRY_CAST:
- * null, skipped).
+ * One summed measure's aggregates over rows: count, the non-finite values (f: z is NaN exactly
+ * for those), the common lane's integer sum (h) and the group's other finite values (v: rare
+ * ones only, so NaN-heavy measures keep no lists). z needs no filter (which costs more than the
+ * sum): 0 adds nothing, and a NaN makes no integer (TRY_CAST: null, skipped).
  */
 function laneSql(x: string, j: number): string[] {
   const hi = `floor(z${j} * ${pow2('36')})`;
   const halves = [`TRY_CAST(${hi} AS BIGINT)`, `TRY_CAST(z${j} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT)`];
   return [
     `count(${x})::DOUBLE AS c${j}`,
+    `sum(CAST(isnan(z${j}) AS DOUBLE)) AS f${j}`,
     `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
-    `list(${x}) FILTER (WHERE NOT w${j}) AS v${j}`,
+    `list(${x}) FILTER (WHERE NOT w${j} AND isfinite(${x})) AS v${j}`,
   ];
 }
 
@@ -78,19 +79,14 @@ export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf
   const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM ${rows} GROUP BY ${by}`;
   const p = `p AS (${cells(`(${grouped})`) ?? grouped})`;
   const rare = summed.map((_, j) => `SELECT ${by}, ${j} AS j, unnest(v${j}) AS x FROM p WHERE v${j} IS NOT NULL`).join(' UNION ALL ');
-  // A non-finite value has no lane (l null): counted, not summed.
-  const lane = `CASE WHEN isfinite(x) THEN ${exponentSql('x')} END`;
-  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o, count(*) AS k FROM (SELECT *, ${lane} AS l FROM (${rare})) GROUP BY ${by}, j, l`;
-  const listed = summed.flatMap((_, j) => [
-    `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j} AND l IS NOT NULL) AS o${j}`,
-    `sum(k) FILTER (WHERE j = ${j} AND l IS NULL) AS f${j}`,
-  ]);
+  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o FROM (SELECT *, ${exponentSql('x')} AS l FROM (${rare})) GROUP BY ${by}, j, l`;
+  const listed = summed.map((_, j) => `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j}) AS o${j}`);
   const o = `o AS (SELECT ${[by, ...listed].join(', ')} FROM (${lanes}) GROUP BY ${by})`;
   const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
-  const merged = summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(h${j}) AS h${j}`]);
+  const merged = summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(f${j}) AS f${j}`, `sum(h${j}) AS h${j}`]);
   const q = `q AS (SELECT ${[by, 'sum(n) AS n', ...stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i)), ...merged].join(', ')} FROM p GROUP BY ${by})`;
   const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
-  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `coalesce(f${j}, 0)::DOUBLE AS f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `coalesce(q.f${j}, 0)::DOUBLE AS f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
   const items = summed.map((_, j) => `CASE WHEN o${j} IS NOT NULL THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
   const list = `CASE WHEN ${summed.map((_, j) => `o${j} IS NOT NULL`).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
   const g = `g AS (SELECT ${[...keys.map((k) => `q.${k}`), 'n', ...stats.map((i) => `s${i}`), ...lanesOut, list].join(', ')} FROM q LEFT JOIN o ON ${same})`;
