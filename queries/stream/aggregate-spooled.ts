@@ -17,7 +17,7 @@ import { estimatedRows } from './slices.ts';
  * Rows in the window (estimated from the files' row counts, an upper bound on its groups) from
  * which its groups are spooled to TEMP_DIR rather than held by DuckDB until sent: small enough
  * that any answer with many groups is spooled, large enough that a small one keeps the one
- * statement per part and no temp file.
+ * statement per part and no temp file (AGGREGATE_SPOOL_ROWS's default).
  */
 export const SPOOL_ROWS = 20_000;
 /** Rows the first part's statement reads, about (a part is at least one bucket). */
@@ -39,8 +39,8 @@ export interface SpooledQuery {
   cols: AggregateColumns;
 }
 
-/** Whether a window's groups are spooled (many rows) or held (few). */
-export const spoolsGroups = (sources: Sources, w: Window): boolean => estimatedRows(sources, w) >= SPOOL_ROWS;
+/** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
+export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && estimatedRows(sources, w) >= from;
 
 /** The parts' runs of groups per bucket, in order, a bucket's runs in adjacent parts joined. */
 function* partRuns(parts: readonly (SpooledPart | null)[]): Generator<[Instant, number]> {

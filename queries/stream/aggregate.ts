@@ -85,7 +85,7 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
   const cols = aggregateColumns({ spec, shape: req.shape });
   const held = (w: Window) => runParts(ctx, c, spec, sources, { ...req, window: w });
-  if (spoolsGroups(sources, req.window)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, held);
+  if (spoolsGroups(sources, req.window, ctx.aggregateSpoolRows)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, held);
   const results = await held(req.window);
   // An interrupt that reached the statement while it was being prepared is lost: look again.
   ctx.signal.throwIfAborted();
