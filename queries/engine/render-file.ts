@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
@@ -71,18 +71,45 @@ function chunkFeatures(chunk: DuckDBDataChunk, offsets: number[]): Buffer {
   return out.subarray(0, at);
 }
 
+/** Where a CSV rendering's scratch copy is written, and the disk budget it is counted in as it grows. */
+export interface CsvScratch {
+  /** The copy's path, under `dir` (the engine's TEMP_DIR: DuckDB writes nowhere else). */
+  scratch: string;
+  dir: string;
+  /** Told the copy's size as DuckDB writes it; false (past the budget) stops the copy. */
+  hold(bytes: number): boolean;
+}
+
+/** How often the scratch copy's size is looked at while DuckDB writes it. */
+const WATCH_MS = 10;
+
 /**
  * The whole file's CSV lines and keys, as the response's COPY writes them (DuckDB's own CSV writer,
  * so formatting and quoting stay native), ordered by the order key. The key is written as the first
- * field of each line through `scratch` (a file under `dir`), then cut off: a BIGINT is never quoted.
+ * field of each line through a scratch copy, then cut off: a BIGINT is never quoted. Null: the
+ * copy grew past the budget (stopped there); the copy is removed either way.
  */
-export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, scratch: string, dir: string): Promise<RenderedText> {
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch): Promise<RenderedText | null> {
+  let [done, past] = [false, false];
+  const look = async () => {
+    const bytes = await stat(s.scratch).then((x) => x.size, () => 0);
+    // Again at each look: an interrupt that reaches the statement while it is prepared is lost.
+    if (done || s.hold(bytes)) return;
+    past = true;
+    c.interrupt();
+  };
+  const watch = setInterval(() => void look(), WATCH_MS);
   try {
-    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, scratch, dir);
-    await c.run(q.sql, q.params);
-    return splitKeyed(await readFile(scratch));
+    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, s.scratch, s.dir);
+    await c.run(q.sql, q.params).finally(() => (done = true)).catch((e: unknown) => {
+      if (!past) throw e;
+    });
+    clearInterval(watch);
+    if (past || !s.hold((await stat(s.scratch)).size)) return null;
+    return splitKeyed(await readFile(s.scratch));
   } finally {
-    await rm(scratch, { force: true });
+    clearInterval(watch);
+    await rm(s.scratch, { force: true });
   }
 }
 

@@ -56,7 +56,10 @@ export class Renderings {
   private retry: NodeJS.Timeout | undefined;
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
+  /** Disk held by the renderings kept. */
   private bytes = 0;
+  /** Disk the rendering under way has written so far (DuckDB's scratch copy, then its text). */
+  private writing = 0;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -66,8 +69,9 @@ export class Renderings {
     readonly maxBytes: number,
   ) {}
 
+  /** Disk held: the renderings kept and what the one under way has written. */
   get size(): number {
-    return this.bytes;
+    return this.bytes + this.writing;
   }
 
   get files(): number {
@@ -164,9 +168,10 @@ export class Renderings {
       await mkdir(this.dir, { recursive: true });
       const c = await engine.backgroundConnection();
       const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
+      // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
+      if (!rendered || !this.hold(rendered.text.length)) return this.refuse(key);
       const index = await readFilterIndex(c, spec, job.file.path);
       if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
-      if (rendered.text.length > this.maxBytes) return this.refuse(key);
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
@@ -175,11 +180,24 @@ export class Renderings {
       this.failures++;
       if (!transient(engine, e)) this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
+    } finally {
+      this.writing = 0;
     }
   }
 
-  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText> {
-    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, scratch, this.dir);
+  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText | null> {
+    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.hold(bytes) });
+  }
+
+  /**
+   * Counts `bytes` as written by the rendering under way, least recently used renderings out to make
+   * room; false, nothing evicted, when they pass the budget alone.
+   */
+  private hold(bytes: number): boolean {
+    this.writing = bytes;
+    if (bytes > this.maxBytes) return false;
+    this.evict();
+    return true;
   }
 
   private refuse(key: string): void {
@@ -197,8 +215,13 @@ export class Renderings {
   private add(key: string, entry: RenderedEntry, bytes: number): void {
     this.entries.set(key, entry);
     this.bytes += bytes;
+    this.writing = 0;
+    this.evict();
+  }
+
+  private evict(): void {
     for (const [k, old] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+      if (this.size <= this.maxBytes) break;
       this.drop(k, old);
       void rm(old.file, { force: true }).catch(() => undefined);
     }
