@@ -10,11 +10,11 @@ import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
 import { readFilterIndex } from './render-filter.ts';
-import { renderedRows, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+import { RenderDisk } from './render-disk.ts';
+import type { RenderWindow } from './rendered-window.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
 export type RenderedFormat = 'geojson' | 'csv';
-
 
 /** A file to render, as listed and checked. */
 interface Job {
@@ -24,12 +24,17 @@ interface Job {
   spec: QuerySpec;
   file: DataFile;
   hash: string;
+  /** Resolved once the job leaves the queue, rendered or not. */
+  done: Promise<void>;
+  settle(): void;
 }
 
 /** Files waiting beyond this are not queued; they are asked for again by their next window. */
 const MAX_QUEUED = 1000;
 /** Files seen by the background checks queued at most: new data is rendered a little at a time. */
 const MAX_SEEN_QUEUED = 16;
+/** A window waits for its files' renderings only when they are among the next this many to be rendered. */
+const MAX_AHEAD = 8;
 /** How often seen files waiting look again whether requests still wait for DuckDB. */
 const YIELD_MS = 50;
 
@@ -48,7 +53,7 @@ export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind ===
  * and rendered in the background, on a connection of its own.
  */
 export class Renderings {
-  private readonly entries = new Map<string, RenderedEntry>();
+  private readonly disk: RenderDisk;
   /** Files waiting to be rendered (and the one being rendered), in the order asked. */
   private readonly queued = new Map<string, Job>();
   private working = false;
@@ -56,10 +61,6 @@ export class Renderings {
   private retry: NodeJS.Timeout | undefined;
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
-  /** Disk held by the renderings kept. */
-  private bytes = 0;
-  /** Disk the rendering under way has written so far (DuckDB's scratch copy, then its text). */
-  private writing = 0;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -67,15 +68,17 @@ export class Renderings {
   constructor(
     readonly dir: string,
     readonly maxBytes: number,
-  ) {}
+  ) {
+    this.disk = new RenderDisk(maxBytes);
+  }
 
   /** Disk held: the renderings kept and what the one under way has written. */
   get size(): number {
-    return this.bytes + this.writing;
+    return this.disk.bytes;
   }
 
   get files(): number {
-    return this.entries.size;
+    return this.disk.files;
   }
 
   /** Files waiting to be rendered, the one being rendered included. */
@@ -89,29 +92,43 @@ export class Renderings {
 
   /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
   async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
-    const found = keys.map((k) => this.entries.get(k));
-    if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) {
-      this.misses++;
-      return null;
-    }
-    const parts: Buffer[] = [];
-    let returned = 0;
-    for (const [i, entry] of (found as RenderedEntry[]).entries()) {
-      // Most recently used last: eviction takes the first.
-      this.entries.delete(keys[i]!);
-      this.entries.set(keys[i]!, entry);
-      const part = await renderedRows(entry, window);
-      // Its file gone: forgotten, so the next window's miss renders it again.
-      if (!part) return (this.drop(keys[i]!, entry), this.misses++, null);
-      parts.push(part.bytes);
-      returned += part.returned;
-    }
-    this.hits++;
-    // One file (most windows): its range as read, not copied again.
-    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return this.counted(await this.find(format, files, footerHashes, window));
+  }
+
+  /**
+   * As read, but a window whose files not rendered are all among the next few to be rendered
+   * waits for their renderings instead of asking DuckDB: a file's rendering costs about what a few
+   * of its windows cost the old way, and the cores those windows would take go to it. Null:
+   * answered the old way (a file not queued, or too far down the queue).
+   */
+  async readSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<{ bytes: Buffer; returned: number } | null> {
+    const found = await this.find(format, files, footerHashes, window);
+    const jobs = found ? null : this.soon(format, files, footerHashes);
+    if (!jobs) return this.counted(found);
+    // Waited for: no longer only while the engine is idle.
+    for (const j of jobs) j.seen = false;
+    if (!this.working) void this.work(engine);
+    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal);
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
+  }
+
+  /** The queued jobs of the files not rendered, when all are among the next MAX_AHEAD to be rendered; else null. */
+  private soon(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): Job[] | null {
+    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? '')).filter((k) => !this.disk.has(k));
+    const ahead = [...this.queued.keys()].slice(0, MAX_AHEAD);
+    return keys.length > 0 && keys.every((k) => ahead.includes(k)) ? keys.map((k) => this.queued.get(k)!) : null;
+  }
+
+  private counted<T>(read: T | null): T | null {
+    if (read) this.hits++;
+    else this.misses++;
+    return read;
+  }
+
+  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
+    const read = await this.disk.read(files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? '')), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return { bytes: bytes.subarray(format === 'geojson' && bytes.length > 0 ? 1 : 0), returned };
+    return read && { bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0), returned: read.returned };
   }
 
   /**
@@ -123,8 +140,10 @@ export class Renderings {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
-      this.queued.set(key, { format, seen, spec, file, hash: hash! });
+      if (!key || this.disk.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
+      let settle = () => undefined as void;
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      this.queued.set(key, { format, seen, spec, file, hash: hash!, done, settle });
     }
     if (!this.working && this.queued.size > 0) void this.work(engine);
   }
@@ -136,6 +155,7 @@ export class Renderings {
       for (let next = this.next(engine); next; next = this.next(engine)) {
         await this.render(engine, next[0], next[1]);
         this.queued.delete(next[0]);
+        next[1].settle();
       }
     } finally {
       this.working = false;
@@ -169,62 +189,30 @@ export class Renderings {
       const c = await engine.backgroundConnection();
       const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
       // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
-      if (!rendered || !this.hold(rendered.text.length)) return this.refuse(key);
+      if (!rendered || !this.disk.hold(rendered.text.length)) return this.refuse(key);
       const index = await readFilterIndex(c, spec, job.file.path);
       if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
-      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
+      this.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
     } catch (e) {
       this.failures++;
       if (!transient(engine, e)) this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
     } finally {
-      this.writing = 0;
+      this.disk.release();
     }
   }
 
   private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText | null> {
-    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.hold(bytes) });
-  }
-
-  /**
-   * Counts `bytes` as written by the rendering under way, least recently used renderings out to make
-   * room; false, nothing evicted, when they pass the budget alone.
-   */
-  private hold(bytes: number): boolean {
-    this.writing = bytes;
-    if (bytes > this.maxBytes) return false;
-    this.evict();
-    return true;
+    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.disk.hold(bytes) });
   }
 
   private refuse(key: string): void {
     this.refused.add(key);
     // Oldest first out: the set stays small however many files fail.
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
-  }
-
-  private drop(key: string, entry: RenderedEntry): void {
-    if (this.entries.get(key) !== entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.offsets[entry.offsets.length - 1]!;
-  }
-
-  private add(key: string, entry: RenderedEntry, bytes: number): void {
-    this.entries.set(key, entry);
-    this.bytes += bytes;
-    this.writing = 0;
-    this.evict();
-  }
-
-  private evict(): void {
-    for (const [k, old] of this.entries) {
-      if (this.size <= this.maxBytes) break;
-      this.drop(k, old);
-      void rm(old.file, { force: true }).catch(() => undefined);
-    }
   }
 }
 
@@ -234,6 +222,14 @@ export class Renderings {
  */
 const transient = (engine: Engine, e: unknown): boolean =>
   engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
+
+/** Resolves when `done` does or `signal` aborts. */
+function untilDoneOrAborted(done: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) return Promise.resolve();
+  let stop = () => undefined as void;
+  const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', (stop = () => resolve()), { once: true }));
+  return Promise.race([done, aborted]).finally(() => signal.removeEventListener('abort', stop));
+}
 
 /** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
 function idle(engine: Engine): boolean {

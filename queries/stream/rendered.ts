@@ -30,7 +30,8 @@ const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned: number } | null> {
   const format = renderedFormat(w);
   if (!format) return null;
-  return w.ctx.renderings!.read(format, windowFiles(w), w.sources.footerHashes, { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters });
+  const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
+  return w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
 }
 
 /** After a window answered the old way (its connection given back): its files rendered in the background. */

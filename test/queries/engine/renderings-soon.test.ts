@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hotspots } from '../../../datasets/hotspots.ts';
+import { Engine } from '../../../queries/engine/engine.ts';
+import { Renderings } from '../../../queries/engine/renderings.ts';
+import type { DataFile } from '../../../queries/files/data-file.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
+import type { QuerySpec } from '../../../queries/sql/compile.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
+import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { until } from '../../helpers/until.ts';
+
+// A window whose file is about to be rendered waits for the rendering instead of asking DuckDB.
+let engine: Engine;
+let spec: QuerySpec;
+let dataDir: string;
+const files: DataFile[] = [];
+const hashes = new Map<string, string>();
+const all = { from: null, to: null, filters: [] };
+
+beforeAll(async () => {
+  dataDir = await writeBulkHotspotDays(2);
+  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
+  spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
+  for (const day of ['2025-08-01', '2025-08-02']) {
+    const p = path.join(dataDir, `hotspots/date=${day}/a.parquet`);
+    const s = await stat(p);
+    const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    files.push(f);
+    hashes.set(p, await hashFooter(f));
+  }
+}, 60_000);
+afterAll(() => engine?.close());
+
+describe('renderings: a window waits for its file\'s rendering when it is next', () => {
+  it('a queued file (even one only seen, while every connection is held) is rendered and answers the window; a file not queued does not wait', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const leases = [await engine.acquire(), await engine.acquire()];
+    try {
+      expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect([store.pending, store.misses]).toEqual([0, 1]);
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, true);
+      const read = await store.readSoon(engine, 'geojson', [files[0]!], hashes, all, new AbortController().signal);
+      expect(read?.returned).toBe(20_000);
+      expect([store.files, store.pending, store.hits, store.misses, engine.busy]).toEqual([1, 0, 1, 1, 2]);
+      expect((await store.read('geojson', [files[0]!], hashes, all))!.bytes.equals(read!.bytes)).toBe(true);
+    } finally {
+      for (const l of leases) l.release();
+    }
+  });
+
+  it('a window whose client has gone stops waiting and is not answered from the rendering', async () => {
+    // Under the engine's TEMP_DIR: DuckDB writes a CSV rendering's scratch copy nowhere else.
+    const store = new Renderings(path.join(dataDir, 'tmp', 'renderings-soon'), 64 * 1024 * 1024);
+    store.renderLater(engine, 'csv', spec, [files[1]!], hashes);
+    const gone = new AbortController();
+    gone.abort();
+    expect(await store.readSoon(engine, 'csv', [files[1]!], hashes, all, gone.signal)).toBeNull();
+    expect([store.hits, store.misses]).toEqual([0, 1]);
+    expect(await until(() => store.files === 1)).toBe(true);
+  });
+
+  it('a file further down the queue than the next eight renderings is answered the old way at once', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    // Nine identities of one file, queued while every connection is held: none can start.
+    const queued = Array.from({ length: 9 }, (_, i) => ({ ...files[0]!, mtimeMs: files[0]!.mtimeMs + i + 1 }));
+    const leases = [await engine.acquire(), await engine.acquire()];
+    try {
+      store.renderLater(engine, 'geojson', spec, queued, hashes, true);
+      expect(store.pending).toBe(9);
+      expect(await store.readSoon(engine, 'geojson', [queued[8]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect([store.pending, store.misses]).toEqual([9, 1]);
+    } finally {
+      for (const l of leases) l.release();
+    }
+    expect(await until(() => store.pending === 0)).toBe(true);
+  });
+});
