@@ -31,8 +31,14 @@ export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
-  return w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
+  const read = await w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
+  // Queued before this window is answered the old way: the file's windows asked meanwhile wait for its rendering instead.
+  if (!read) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
+  return read;
 }
+
+/** What a rendering reads of a file: its rows, whatever the window's filters (a rendering holds them all). */
+const wholeFileSpec = (ctx: Pick<ExtractContext, 'dataDir'>, descriptor: DatasetDescriptor) => ({ descriptor, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null });
 
 /** After a window answered the old way (its connection given back): its files rendered in the background. */
 export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
@@ -48,7 +54,7 @@ export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
 export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'inMemoryRows' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
   const rows = verdict.rows ?? Infinity;
   if (!ctx.renderings || !renderable(d) || !verdict.sorted || rows > Math.min(ctx.inMemoryRows, ctx.rowLimit, ctx.groupRows)) return;
-  const spec = { descriptor: d, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null };
+  const spec = wholeFileSpec(ctx, d);
   const hashes = new Map([[file.path, verdict.footerHash]]);
   for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, true);
 }
