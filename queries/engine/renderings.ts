@@ -33,8 +33,10 @@ interface Job {
 const MAX_QUEUED = 1000;
 /** Files seen by the background checks queued at most: new data is rendered a little at a time. */
 const MAX_SEEN_QUEUED = 16;
-/** A window waits for its files' renderings only when they are among the next this many to be rendered. */
-const MAX_AHEAD = 8;
+/** A window waits for its files' renderings only when they are expected done within this time. */
+const MAX_WAIT_MS = 3000;
+/** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
+const FIRST_RENDER_MS = 250;
 /** How often seen files waiting look again whether requests still wait for DuckDB. */
 const YIELD_MS = 50;
 
@@ -61,6 +63,8 @@ export class Renderings {
   private retry: NodeJS.Timeout | undefined;
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
+  /** How long a rendering takes lately (ms): how far down the queue a window waits for its file. */
+  private renderMs = FIRST_RENDER_MS;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -112,10 +116,13 @@ export class Renderings {
     return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
   }
 
-  /** The queued jobs of the files not rendered, when all are among the next MAX_AHEAD to be rendered; else null. */
+  /**
+   * The queued jobs of the files not rendered, when the renderings up to the last of them are
+   * expected done within MAX_WAIT_MS (at the pace of the last ones, however loaded the cores); else null.
+   */
   private soon(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): Job[] | null {
     const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? '')).filter((k) => !this.disk.has(k));
-    const ahead = [...this.queued.keys()].slice(0, MAX_AHEAD);
+    const ahead = [...this.queued.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
     return keys.length > 0 && keys.every((k) => ahead.includes(k)) ? keys.map((k) => this.queued.get(k)!) : null;
   }
 
@@ -153,7 +160,10 @@ export class Renderings {
     try {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
       for (let next = this.next(engine); next; next = this.next(engine)) {
+        const started = performance.now();
         await this.render(engine, next[0], next[1]);
+        // The recent pace, a third for the last one: a rendering's time moves with the load.
+        this.renderMs += (performance.now() - started - this.renderMs) / 3;
         this.queued.delete(next[0]);
         next[1].settle();
       }
