@@ -18,38 +18,41 @@ export interface RenderedText {
   offsets: Float64Array;
 }
 
-/** A response's select with the time key before it: the same expressions as the response's. */
+/** A response's select with the time key before it (the same expressions as the response's), and `extra` fields after. */
 const keyed =
-  (select: RowSelect, timeColumn: string): RowSelect =>
+  (select: RowSelect, timeColumn: string, extra: string | null = null): RowSelect =>
   (spec, params) => {
     const { fields, join } = select(spec, params);
-    return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}`, join };
+    return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}${extra ? `, ${extra}` : ''}`, join };
   };
 
 /** The whole file's rows in order key, the key first: only a dataset with a time axis is rendered. */
-function keyedRows(spec: QuerySpec, file: string, select: RowSelect) {
+function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: string | null = null) {
   const time = spec.descriptor.time;
   if (!time) throw new Error('only a dataset with a time axis is rendered');
-  return compileRows({ spec, files: [file], select: keyed(select, time.column), from: null, to: null, order: 'sort' });
+  return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order: 'sort' });
 }
 
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
  * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
- * files stored in order key, where this order is the one a window of the file is sent in.
+ * files stored in order key, where this order is the one a window of the file is sent in. `extra`
+ * fields (the filter columns) are read in the same pass, row for row: `columns`, one array each.
  */
-export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
-  const q = keyedRows(spec, file, featureRows);
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null = null): Promise<RenderedText & { columns: unknown[][] }> {
+  const q = keyedRows(spec, file, featureRows, extra);
   const result = await c.stream(q.sql, q.params);
-  if (result.columnCount !== 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
+  if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
   const parts: Buffer[] = [];
   const keys: bigint[] = [];
   const offsets: number[] = [0];
+  const columns: unknown[][] = Array.from({ length: result.columnCount - 2 }, () => []);
   for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
     chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
+    for (const [i, column] of columns.entries()) for (const v of chunk.getColumnValues(i + 2)) column.push(v);
     parts.push(chunkFeatures(chunk, offsets));
   }
-  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
+  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets), columns };
 }
 
 /** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */

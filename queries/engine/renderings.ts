@@ -9,7 +9,7 @@ import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
-import { readFilterIndex } from './render-filter.ts';
+import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
 import { RenderDisk } from './render-disk.ts';
 import type { RenderWindow } from './rendered-window.ts';
 
@@ -200,7 +200,7 @@ export class Renderings {
       const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
       // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
       if (!rendered || !this.disk.hold(rendered.text.length)) return this.refuse(key);
-      const index = await readFilterIndex(c, spec, job.file.path);
+      const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
       if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
@@ -215,8 +215,12 @@ export class Renderings {
     }
   }
 
-  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText | null> {
-    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.disk.hold(bytes) });
+  /** The file's text in `format`, and for GeoJSON its filter index read in the same pass (undefined: read apart). */
+  private async renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<(RenderedText & { index?: FilterIndex | null }) | null> {
+    if (format === 'csv') return renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.disk.hold(bytes) });
+    const fields = filterFields(spec.descriptor);
+    const rendered = await renderFeatures(c, spec, file, fields);
+    return { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
   }
 
   private refuse(key: string): void {
