@@ -112,7 +112,8 @@ export class Renderings {
     // Waited for: no longer only while the engine is idle.
     for (const j of jobs) j.seen = false;
     if (!this.working) void this.work(engine);
-    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal);
+    // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
+    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS);
     return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
   }
 
@@ -237,12 +238,14 @@ export class Renderings {
 const transient = (engine: Engine, e: unknown): boolean =>
   engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
 
-/** Resolves when `done` does or `signal` aborts. */
-function untilDoneOrAborted(done: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
+/** Resolves when `done` does, `signal` aborts or `ms` have passed. */
+function untilDoneOrAborted(done: Promise<unknown>, signal: AbortSignal, ms: number): Promise<unknown> {
   if (signal.aborted) return Promise.resolve();
   let stop = () => undefined as void;
+  let timer: NodeJS.Timeout | undefined;
   const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', (stop = () => resolve()), { once: true }));
-  return Promise.race([done, aborted]).finally(() => signal.removeEventListener('abort', stop));
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([done, aborted, late]).finally(() => (clearTimeout(timer), signal.removeEventListener('abort', stop)));
 }
 
 /** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
