@@ -100,14 +100,16 @@ export class Renderings {
   }
 
   /**
-   * As read, but a window whose files not rendered are all among the next few to be rendered
-   * waits for their renderings instead of asking DuckDB: a file's rendering costs about what a few
-   * of its windows cost the old way, and the cores those windows would take go to it. Null:
-   * answered the old way (a file not queued, or too far down the queue).
+   * As read, but while other requests use DuckDB, a window whose files not rendered are all
+   * expected rendered soon waits for their renderings instead of asking DuckDB: a file's rendering
+   * costs about what seven to ten of its 1-hour windows cost the old way, and the cores those
+   * windows would take go to it. Null: answered the old way (DuckDB idle, a file not queued, or
+   * too far down the queue).
    */
   async readSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<{ bytes: Buffer; returned: number } | null> {
     const found = await this.find(format, files, footerHashes, window);
-    const jobs = found ? null : this.soon(format, files, footerHashes);
+    // DuckDB idle: the old way is as quick as the window has ever been answered.
+    const jobs = found || !contended(engine) ? null : this.soon(format, files, footerHashes);
     if (!jobs) return this.counted(found);
     // Waited for: no longer only while the engine is idle.
     for (const j of jobs) j.seen = false;
@@ -247,6 +249,9 @@ function untilDoneOrAborted(done: Promise<unknown>, signal: AbortSignal, ms: num
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   return Promise.race([done, aborted, late]).finally(() => (clearTimeout(timer), signal.removeEventListener('abort', stop)));
 }
+
+/** Some request uses or waits for a DuckDB connection: a window answered the old way shares the cores with it. */
+export const contended = (engine: Engine): boolean => engine.busy > 0 || engine.queued > 0 || engine.queuedBulk > 0;
 
 /** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
 function idle(engine: Engine): boolean {

@@ -1,6 +1,6 @@
 import { indexable } from '../engine/render-filter.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import { contended, renderable, type RenderedFormat } from '../engine/renderings.ts';
 import type { DataFile } from '../files/data-file.ts';
 import type { ExtractContext, PreparedExtract } from './extract-types.ts';
 import type { FileGroup } from './plan.ts';
@@ -32,8 +32,9 @@ export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
   const read = await w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
-  // Queued before this window is answered the old way: the file's windows asked meanwhile wait for its rendering instead.
-  if (!read) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
+  // While others use DuckDB, queued before this window is answered the old way: the file's windows
+  // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
+  if (!read && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
   return read;
 }
 

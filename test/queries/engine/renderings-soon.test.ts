@@ -53,11 +53,25 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
   it('a window whose client has gone stops waiting and is not answered from the rendering', async () => {
     // Under the engine's TEMP_DIR: DuckDB writes a CSV rendering's scratch copy nowhere else.
     const store = new Renderings(path.join(dataDir, 'tmp', 'renderings-soon'), 64 * 1024 * 1024);
-    store.renderLater(engine, 'csv', spec, [files[1]!], hashes);
-    const gone = new AbortController();
-    gone.abort();
-    expect(await store.readSoon(engine, 'csv', [files[1]!], hashes, all, gone.signal)).toBeNull();
-    expect([store.hits, store.misses]).toEqual([0, 1]);
+    const lease = await engine.acquire();
+    try {
+      store.renderLater(engine, 'csv', spec, [files[1]!], hashes);
+      const gone = new AbortController();
+      gone.abort();
+      expect(await store.readSoon(engine, 'csv', [files[1]!], hashes, all, gone.signal)).toBeNull();
+      expect([store.hits, store.misses]).toEqual([0, 1]);
+    } finally {
+      lease.release();
+    }
+    expect(await until(() => store.files === 1)).toBe(true);
+  });
+
+  it('while no request uses DuckDB, a window is answered the old way at once, its file\'s rendering under way or not', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
+    expect([engine.busy, engine.queued, store.pending]).toEqual([0, 0, 1]);
+    expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+    expect([store.hits, store.misses, store.files]).toEqual([0, 1, 0]);
     expect(await until(() => store.files === 1)).toBe(true);
   });
 
