@@ -11,6 +11,7 @@ import type { Engine } from './engine.ts';
 import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
 import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
 import { RenderDisk } from './render-disk.ts';
+import { contended, idle, untilDoneOrAborted } from './render-timing.ts';
 import type { RenderWindow } from './rendered-window.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
@@ -239,21 +240,3 @@ export class Renderings {
  */
 const transient = (engine: Engine, e: unknown): boolean =>
   engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
-
-/** Resolves when `done` does, `signal` aborts or `ms` have passed. */
-function untilDoneOrAborted(done: Promise<unknown>, signal: AbortSignal, ms: number): Promise<unknown> {
-  if (signal.aborted) return Promise.resolve();
-  let stop = () => undefined as void;
-  let timer: NodeJS.Timeout | undefined;
-  const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', (stop = () => resolve()), { once: true }));
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([done, aborted, late]).finally(() => (clearTimeout(timer), signal.removeEventListener('abort', stop)));
-}
-
-/** Some request uses or waits for a DuckDB connection: a window answered the old way shares the cores with it. */
-export const contended = (engine: Engine): boolean => engine.busy > 0 || engine.queued > 0 || engine.queuedBulk > 0;
-
-/** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
-function idle(engine: Engine): boolean {
-  return engine.isClosed || (engine.queued === 0 && engine.queuedBulk === 0 && engine.busy < engine.size);
-}

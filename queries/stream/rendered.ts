@@ -1,6 +1,7 @@
 import { indexable } from '../engine/render-filter.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { contended, renderable, type RenderedFormat } from '../engine/renderings.ts';
+import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import { contended } from '../engine/render-timing.ts';
 import type { DataFile } from '../files/data-file.ts';
 import type { ExtractContext, PreparedExtract } from './extract-types.ts';
 import type { FileGroup } from './plan.ts';
