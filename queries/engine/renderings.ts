@@ -165,9 +165,9 @@ export class Renderings {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
       for (let next = this.next(engine); next; next = this.next(engine)) {
         const started = performance.now();
-        await this.render(engine, next[0], next[1]);
-        // The recent pace, a third for the last one: a rendering's time moves with the load.
-        this.renderMs += (performance.now() - started - this.renderMs) / 3;
+        // The recent pace of renderings kept, a third for the last one: a rendering's time moves with
+        // the load. One that failed or was refused early would make the next ones look sooner than they are.
+        if (await this.render(engine, next[0], next[1])) this.renderMs += (performance.now() - started - this.renderMs) / 3;
         this.queued.delete(next[0]);
         next[1].settle();
       }
@@ -194,7 +194,8 @@ export class Renderings {
     return seen && idle(engine) ? seen : undefined;
   }
 
-  private async render(engine: Engine, key: string, job: Job): Promise<void> {
+  /** Whether the rendering was kept. */
+  private async render(engine: Engine, key: string, job: Job): Promise<boolean> {
     // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
     const file = path.join(this.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
     try {
@@ -203,17 +204,19 @@ export class Renderings {
       const c = await engine.backgroundConnection();
       const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
       // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
-      if (!rendered || !this.disk.hold(rendered.text.length)) return this.refuse(key);
+      if (!rendered || !this.disk.hold(rendered.text.length)) return (this.refuse(key), false);
       const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
       if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
       // The rows belong to this key only if the file is still the one listed and checked.
       await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
       await writeFile(file, rendered.text);
       this.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
+      return true;
     } catch (e) {
       this.failures++;
       if (!transient(engine, e)) this.refuse(key);
       await rm(file, { force: true }).catch(() => undefined);
+      return false;
     } finally {
       this.disk.release();
     }

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
@@ -84,6 +84,30 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     try {
       store.renderLater(engine, 'geojson', spec, queued, hashes, true);
       expect(store.pending).toBe(13);
+      expect(await store.readSoon(engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect([store.pending, store.misses]).toEqual([13, 1]);
+    } finally {
+      for (const l of leases) l.release();
+    }
+    expect(await until(() => store.pending === 0)).toBe(true);
+  });
+
+  it('renderings that failed do not make the next ones look sooner: the pace is that of renderings kept', async () => {
+    // A plain file where the directory should be: each rendering fails at once, as on a full disk.
+    const dir = path.join(await tempDir(), 'renderings');
+    await writeFile(dir, 'not a directory');
+    const store = new Renderings(dir, 64 * 1024 * 1024);
+    for (let i = 0; i < 5; i++) {
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
+      expect(await until(() => store.pending === 0)).toBe(true);
+    }
+    expect([store.failures, store.files]).toEqual([5, 0]);
+    await rm(dir);
+    // As before any rendering is timed: the thirteenth of thirteen queued is not expected within three seconds.
+    const queued = Array.from({ length: 13 }, (_, i) => ({ ...files[0]!, mtimeMs: files[0]!.mtimeMs + i + 1 }));
+    const leases = [await engine.acquire(), await engine.acquire()];
+    try {
+      store.renderLater(engine, 'geojson', spec, queued, hashes, true);
       expect(await store.readSoon(engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
       expect([store.pending, store.misses]).toEqual([13, 1]);
     } finally {
