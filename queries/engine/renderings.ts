@@ -1,45 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
-import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
-import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
 import { RenderDisk } from './render-disk.ts';
-import { contended, idle, untilDoneOrAborted } from './render-timing.ts';
+import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
+import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue } from './render-queue.ts';
+import { contended, untilDoneOrAborted } from './render-timing.ts';
 import type { RenderWindow } from './rendered-window.ts';
 
-/** The text formats rendered: each file's rendering of one is its own entry. */
-export type RenderedFormat = 'geojson' | 'csv';
-
-/** A file to render, as listed and checked. */
-interface Job {
-  format: RenderedFormat;
-  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
-  seen: boolean;
-  spec: QuerySpec;
-  file: DataFile;
-  hash: string;
-  /** Resolved once the job leaves the queue, rendered or not. */
-  done: Promise<void>;
-  settle(): void;
-}
-
-/** Files waiting beyond this are not queued; they are asked for again by their next window. */
-const MAX_QUEUED = 1000;
-/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
-const MAX_SEEN_QUEUED = 16;
-/** A window waits for its files' renderings only when they are expected done within this time. */
-const MAX_WAIT_MS = 3000;
-/** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
-const FIRST_RENDER_MS = 250;
-/** How often seen files waiting look again whether requests still wait for DuckDB. */
-const YIELD_MS = 50;
+export type { RenderedFormat } from './render-job.ts';
 
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
@@ -57,15 +27,9 @@ export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind ===
  */
 export class Renderings {
   private readonly disk: RenderDisk;
-  /** Files waiting to be rendered (and the one being rendered), in the order asked. */
-  private readonly queued = new Map<string, Job>();
-  private working = false;
-  /** Set while seen files wait for the engine to be idle: when it is looked at again. */
-  private retry: NodeJS.Timeout | undefined;
+  private readonly queue = new RenderQueue((engine, key, job) => this.render(engine, key, job));
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
-  /** How long a rendering takes lately (ms): how far down the queue a window waits for its file. */
-  private renderMs = FIRST_RENDER_MS;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -88,11 +52,15 @@ export class Renderings {
 
   /** Files waiting to be rendered, the one being rendered included. */
   get pending(): number {
-    return this.queued.size;
+    return this.queue.size;
   }
 
   private static key(format: RenderedFormat, f: DataFile, footerHash: string): string {
     return `${createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40)}.${format}`;
+  }
+
+  private static keys(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): string[] {
+    return files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
   }
 
   /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
@@ -110,24 +78,12 @@ export class Renderings {
   async readSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<{ bytes: Buffer; returned: number } | null> {
     const found = await this.find(format, files, footerHashes, window);
     // DuckDB idle: the old way is as quick as the window has ever been answered.
-    const jobs = found || !contended(engine) ? null : this.soon(format, files, footerHashes);
-    if (!jobs) return this.counted(found);
-    // Waited for: no longer only while the engine is idle.
-    for (const j of jobs) j.seen = false;
-    if (!this.working) void this.work(engine);
+    if (found || !contended(engine)) return this.counted(found);
+    const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
+    if (!jobs) return this.counted(null);
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS);
     return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
-  }
-
-  /**
-   * The queued jobs of the files not rendered, when the renderings up to the last of them are
-   * expected done within MAX_WAIT_MS (at the pace of the last ones, however loaded the cores); else null.
-   */
-  private soon(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): Job[] | null {
-    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? '')).filter((k) => !this.disk.has(k));
-    const ahead = [...this.queued.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
-    return keys.length > 0 && keys.every((k) => ahead.includes(k)) ? keys.map((k) => this.queued.get(k)!) : null;
   }
 
   private counted<T>(read: T | null): T | null {
@@ -137,7 +93,7 @@ export class Renderings {
   }
 
   private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    const read = await this.disk.read(files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? '')), window);
+    const read = await this.disk.read(Renderings.keys(format, files, footerHashes), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
     return read && { bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0), returned: read.returned };
   }
@@ -151,83 +107,17 @@ export class Renderings {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (!key || this.disk.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
-      let settle = () => undefined as void;
-      const done = new Promise<void>((resolve) => (settle = resolve));
-      this.queued.set(key, { format, seen, spec, file, hash: hash!, done, settle });
+      if (key && !this.disk.has(key) && !this.queue.has(key) && !this.refused.has(key)) this.queue.add(key, { format, seen, spec, file, hash: hash! });
     }
-    if (!this.working && this.queued.size > 0) void this.work(engine);
+    this.queue.start(engine);
   }
 
-  private async work(engine: Engine): Promise<void> {
-    this.working = true;
-    try {
-      // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
-      for (let next = this.next(engine); next; next = this.next(engine)) {
-        const started = performance.now();
-        // The recent pace of renderings kept, a third for the last one: a rendering's time moves with
-        // the load. One that failed or was refused early would make the next ones look sooner than they are.
-        if (await this.render(engine, next[0], next[1])) this.renderMs += (performance.now() - started - this.renderMs) / 3;
-        this.queued.delete(next[0]);
-        next[1].settle();
-      }
-    } finally {
-      this.working = false;
-    }
-    // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
-    // a file asked for meanwhile starts the work at once instead of queueing behind them.
-    if (this.queued.size > 0) this.retry ??= setTimeout(() => this.resume(engine), YIELD_MS).unref();
-  }
-
-  private resume(engine: Engine): void {
-    this.retry = undefined;
-    if (!this.working && this.queued.size > 0) void this.work(engine);
-  }
-
-  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
-  private next(engine: Engine): [string, Job] | undefined {
-    let seen: [string, Job] | undefined;
-    for (const entry of this.queued) {
-      if (!entry[1].seen) return entry;
-      seen ??= entry;
-    }
-    return seen && idle(engine) ? seen : undefined;
-  }
-
-  /** Whether the rendering was kept. */
+  /** Renders a queued file; whether it was kept. */
   private async render(engine: Engine, key: string, job: Job): Promise<boolean> {
-    // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
-    const file = path.join(this.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
-    try {
-      const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
-      await mkdir(this.dir, { recursive: true });
-      const c = await engine.backgroundConnection();
-      const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
-      // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
-      if (!rendered || !this.disk.hold(rendered.text.length)) return (this.refuse(key), false);
-      const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
-      if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
-      // The rows belong to this key only if the file is still the one listed and checked.
-      await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
-      await writeFile(file, rendered.text);
-      this.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
-      return true;
-    } catch (e) {
-      this.failures++;
-      if (!transient(engine, e)) this.refuse(key);
-      await rm(file, { force: true }).catch(() => undefined);
-      return false;
-    } finally {
-      this.disk.release();
-    }
-  }
-
-  /** The file's text in `format`, and for GeoJSON its filter index read in the same pass (undefined: read apart). */
-  private async renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<(RenderedText & { index?: FilterIndex | null }) | null> {
-    if (format === 'csv') return renderCsv(c, spec, file, { scratch, dir: this.dir, hold: (bytes) => this.disk.hold(bytes) });
-    const fields = filterFields(spec.descriptor);
-    const rendered = await renderFeatures(c, spec, file, fields);
-    return { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
+    const outcome = await renderJob(engine, { dir: this.dir, disk: this.disk }, key, job);
+    if (outcome === 'broken' || outcome === 'failed' || outcome === 'closed') this.failures++;
+    if (outcome === 'broken' || outcome === 'refused') this.refuse(key);
+    return outcome === 'kept';
   }
 
   private refuse(key: string): void {
@@ -236,10 +126,3 @@ export class Renderings {
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
 }
-
-/**
- * A failure of the moment, not of the file: the disk (full, a directory not writable, any failed
- * system call), DuckDB's memory or interrupt, the engine closing. The file is tried again when next asked for.
- */
-const transient = (engine: Engine, e: unknown): boolean =>
-  engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
