@@ -218,6 +218,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();
+    context.extract.renderings?.close();
     engine.close();
   });
   return { app, engine, context };

@@ -55,6 +55,8 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
     // The rows belong to this key only if the file is still the one listed and checked.
     await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
+    // Nothing written once the engine has closed: the process is stopping and nobody reads it.
+    if (engine.isClosed) return 'closed';
     await writeFile(file, rendered.text);
     place.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
     return 'kept';

@@ -26,6 +26,7 @@ export class RenderQueue {
   private retry: NodeJS.Timeout | undefined;
   /** How long a rendering kept takes lately (ms). */
   private renderMs = FIRST_RENDER_MS;
+  private closed = false;
 
   /** `render` renders a job and says whether it was kept. */
   constructor(private readonly render: (engine: Engine, key: string, job: Job) => Promise<boolean>) {}
@@ -40,7 +41,7 @@ export class RenderQueue {
 
   /** Queues a file under `key` unless the queue is full (for a seen file, MAX_SEEN_QUEUED); the caller starts the work. */
   add(key: string, job: Omit<Job, 'done' | 'settle'>): void {
-    if (this.jobs.size >= (job.seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
+    if (this.closed || this.jobs.size >= (job.seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     this.jobs.set(key, { ...job, done, settle });
@@ -51,6 +52,7 @@ export class RenderQueue {
    * expected done within MAX_WAIT_MS (at the pace of the last ones, however loaded the cores); else null.
    */
   soon(engine: Engine, keys: readonly string[]): Job[] | null {
+    if (this.closed || engine.isClosed) return null;
     const ahead = [...this.jobs.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
     if (keys.length === 0 || !keys.every((k) => ahead.includes(k))) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
@@ -58,6 +60,19 @@ export class RenderQueue {
     for (const j of jobs) j.seen = false;
     this.start(engine);
     return jobs;
+  }
+
+  /**
+   * Nothing more is queued or started, and every job still queued is settled at once: a window
+   * waiting for one is answered the old way instead of waiting out its bound. The rendering under
+   * way ends when the engine's close interrupts it.
+   */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    for (const job of this.jobs.values()) job.settle();
+    this.jobs.clear();
   }
 
   start(engine: Engine): void {
@@ -91,6 +106,8 @@ export class RenderQueue {
 
   /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
   private next(engine: Engine): [string, Job] | undefined {
+    // The engine closed: none of the files left can be rendered any more.
+    if (engine.isClosed) this.close();
     let seen: [string, Job] | undefined;
     for (const entry of this.jobs) {
       if (!entry[1].seen) return entry;

@@ -30,6 +30,7 @@ export class Renderings {
   private readonly queue = new RenderQueue((engine, key, job) => this.render(engine, key, job));
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
+  private waits = 0;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -48,6 +49,11 @@ export class Renderings {
 
   get files(): number {
     return this.disk.files;
+  }
+
+  /** Windows waiting for their files' renderings. */
+  get waiting(): number {
+    return this.waits;
   }
 
   /** Files waiting to be rendered, the one being rendered included. */
@@ -82,7 +88,8 @@ export class Renderings {
     const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
     if (!jobs) return this.counted(null);
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
-    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS);
+    this.waits++;
+    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
     return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
   }
 
@@ -112,10 +119,16 @@ export class Renderings {
     this.queue.start(engine);
   }
 
+  /** Queues nothing more, and lets every window waiting for a rendering go at once (before the engine closes). */
+  close(): void {
+    this.queue.close();
+  }
+
   /** Renders a queued file; whether it was kept. */
   private async render(engine: Engine, key: string, job: Job): Promise<boolean> {
     const outcome = await renderJob(engine, { dir: this.dir, disk: this.disk }, key, job);
-    if (outcome === 'broken' || outcome === 'failed' || outcome === 'closed') this.failures++;
+    // Stopped by the engine's close: not a failure of the rendering.
+    if (outcome === 'broken' || outcome === 'failed') this.failures++;
     if (outcome === 'broken' || outcome === 'refused') this.refuse(key);
     return outcome === 'kept';
   }

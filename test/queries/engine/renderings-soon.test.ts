@@ -115,4 +115,44 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     }
     expect(await until(() => store.pending === 0)).toBe(true);
   });
+
+  it('closed, the renderings let every waiting window go at once (answered the old way) and queue nothing more', async () => {
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const leases = [await engine.acquire(), await engine.acquire()];
+    try {
+      store.renderLater(engine, 'geojson', spec, files, hashes);
+      const waiting = store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal);
+      expect(await until(() => store.waiting === 1)).toBe(true);
+      // The second file is still queued behind the first one's rendering.
+      expect(store.pending).toBe(2);
+      store.close();
+      expect(await waiting).toBeNull();
+      expect([store.waiting, store.pending, store.hits, store.misses]).toEqual([0, 0, 0, 1]);
+      store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
+      expect(store.pending).toBe(0);
+      expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect(await store.read('geojson', [files[1]!], hashes, all)).toBeNull();
+    } finally {
+      for (const l of leases) l.release();
+    }
+  });
+
+  it('once the engine has closed, files still queued are let go without being tried, and none is queued again', async () => {
+    const own = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp-closed'), threads: 1, connections: 1, memoryLimit: '256MB', maxQueued: 10 });
+    const lease = await own.acquire();
+    // Not made yet: a rendering tried would make it first.
+    const dir = path.join(await tempDir(), 'renderings');
+    const store = new Renderings(dir, 64 * 1024 * 1024);
+    // Seen files while the only connection is held: queued, none started.
+    store.renderLater(own, 'geojson', spec, files, hashes, true);
+    expect(store.pending).toBe(2);
+    own.close();
+    lease.release();
+    expect(await until(() => store.pending === 0)).toBe(true);
+    store.renderLater(own, 'csv', spec, files, hashes);
+    expect(store.pending).toBe(0);
+    expect(await store.readSoon(own, 'csv', files, hashes, all, new AbortController().signal)).toBeNull();
+    expect([store.pending, store.files, store.failures, store.waiting]).toEqual([0, 0, 0, 0]);
+    expect(await stat(dir).catch(() => null)).toBeNull();
+  });
 });
