@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import type { DataFile } from '../files/data-file.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
-import type { QuerySpec } from '../sql/compile.ts';
+import { compileCount, type QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import type { RenderDisk } from './render-disk.ts';
 import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
@@ -51,6 +51,7 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
     const rendered = await renderFile(c, place, job.format, spec, job.file.path, `${file}.copy`);
     // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
     if (!rendered || !place.disk.hold(rendered.text.length)) return 'refused';
+    await assertWhole(c, spec, job.file.path, rendered.keys.length);
     const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
     // The rows belong to this key only if the file is still the one listed and checked.
@@ -76,8 +77,18 @@ async function renderFile(c: DuckDBConnection, place: RenderPlace, format: Rende
   return { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
 }
 
+/** A rendering that has not every row of its file: a cut of the moment (the engine interrupted or short of memory). */
+class CutShort extends Error {}
+
+/** The client ends a failed stream as if it had finished: a rendering is kept only with every row of its file. */
+async function assertWhole(c: DuckDBConnection, spec: QuerySpec, file: string, rows: number): Promise<void> {
+  const q = compileCount(spec, [file], null, null);
+  const [[n]] = (await c.runAndReadAll(q.sql, q.params)).getRows() as [[bigint]];
+  if (Number(n) !== rows) throw new CutShort('a rendering without every row of its file');
+}
+
 /**
- * A failure of the moment, not of the file: the disk (full, a directory not writable, any failed
+ * A failure of the moment, not of the file: a rendering cut short, the disk (full, a directory not writable, any failed
  * system call), DuckDB's memory or interrupt. The file is tried again when next asked for.
  */
-const transient = (e: unknown): boolean => isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
+const transient = (e: unknown): boolean => e instanceof CutShort || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
