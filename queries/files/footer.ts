@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { UnreadableFileError } from '../errors.ts';
-import type { DataFile } from './data-file.ts';
+import { asListed, type DataFile } from './data-file.ts';
 
 const MAGIC = 'PAR1';
 /** Bytes of a file's tail read at once: a footer of up to this (nearly every one) costs one read. */
@@ -39,7 +39,7 @@ export async function readFooter(file: DataFile): Promise<Buffer> {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * Whether the file at `file.path` is still the one listed (inode, size, modification time) with the
+ * Whether the file at `file.path` is still the one listed (see `asListed`) with the
  * footer hashed `footerHash`: one open, its status and one read of its tail (a check after every
  * read of a year's hundreds of files).
  */
@@ -48,7 +48,7 @@ export async function sameFooter(file: DataFile, footerHash: string): Promise<bo
   if (!handle) return false;
   try {
     const now = await handle.stat();
-    if (now.size !== file.size || now.mtimeMs !== file.mtimeMs || (file.ino !== undefined && now.ino !== file.ino)) return false;
+    if (!asListed(file, now)) return false;
     return sha256(await tailFooter(handle, file.size)) === footerHash;
   } catch {
     return false;

@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { DatasetUnavailableError } from '../errors.ts';
 import { sameFooter } from './footer.ts';
-import type { DataFile } from './data-file.ts';
+import { asListed, type DataFile } from './data-file.ts';
 
 /**
- * Throws unless every file is still the one listed and checked: same inode, size and modification
- * time, and (with `footerHashes`) the same Parquet footer. Rows read from a file that changed after
- * its check would not belong to the response's data version.
+ * Throws unless every file is still the one listed and checked (`asListed`) and, with
+ * `footerHashes`, has the same Parquet footer. Rows read from a file that changed after its check
+ * would not belong to the response's data version.
  */
 export async function assertFilesUnchanged(dataset: string, files: readonly DataFile[], footerHashes?: ReadonlyMap<string, string>): Promise<void> {
   const changed = () => new DatasetUnavailableError(dataset, 'a data file changed after it was checked');
@@ -18,7 +18,7 @@ export async function assertFilesUnchanged(dataset: string, files: readonly Data
         return;
       }
       const now = await stat(f.path, { bigint: false }).catch(() => null);
-      if (!now || now.size !== f.size || now.mtimeMs !== f.mtimeMs || (f.ino !== undefined && now.ino !== f.ino)) throw changed();
+      if (!now || !asListed(f, now)) throw changed();
     }),
   );
 }

@@ -45,7 +45,7 @@ async function readFolder(dir: string, dataset: string, listings?: FolderListing
       const s = await stat(p).catch(() => {
         throw new DatasetUnavailableError(dataset, 'file vanished while listing');
       });
-      return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+      return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
     }),
   );
   return { files, ignored };
