@@ -9,6 +9,8 @@ export interface DataFile {
   ino?: number;
   /** The status change time when listed: every write moves it, even one that keeps the size and sets the modification time back. */
   ctimeMs?: number;
+  /** When the listing began (before the file's status was read). */
+  listedMs?: number;
   /** The time range of the partition the file lies in; every row must fall inside it. */
   partition?: { start: Instant; end: Instant };
 }
