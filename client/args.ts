@@ -16,7 +16,8 @@ export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B 
                            corrected with is pinned for the rest of the walk and in the manifest
   --interval I --group-by K[,K...] --cell C --stats S[,S...]
                            with <dataset>/aggregate (e.g. hotspots/aggregate): exact counts and stats per
-                           bucket and group instead of rows, walked and cited like rows (csv or geojson)
+                           bucket and group instead of rows, walked and cited like rows (csv, geojson or
+                           parquet; parquet with a geometry column for --group-by grid or stationId)
   --include-simulated      sensor datasets: keep simulated stations (the extract is then marked not citable);
                            without it sensor-stations and sensor-readings are requested with simulated=false
   --base-url URL           service address (default FIRE_API_URL or http://127.0.0.1:8080)
@@ -127,7 +128,6 @@ export function parseExtractArgs(args: string[], env: NodeJS.ProcessEnv): Extrac
   if (!v.out) throw new UsageError('extract needs --out FILE');
   const parameters = queryParameters(base, aggregate, v);
   const format = outputFormat(v.format, v.out);
-  if (aggregate && format === 'parquet') throw new UsageError('an aggregate is extracted as csv or geojson');
   return {
     service: serviceUrl(v['base-url'] ?? env.FIRE_API_URL ?? 'http://127.0.0.1:8080'),
     key: apiKey(v.key, env),

@@ -13,6 +13,7 @@ import { verifierOf } from './listed-files.ts';
 import { FORMATS } from '../formats.ts';
 import { cachedGroups, keepGroups } from './aggregate-cache.ts';
 import { aggregateParquet } from './aggregate-parquet.ts';
+import { hasGroupGeometry } from './aggregate-geometry.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { sliceCount } from './slices.ts';
@@ -89,7 +90,7 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
 export async function prepareAggregate(ctx: ExtractContext, req: AggregateRequest): Promise<Aggregate | null> {
   const request = requestConnection(ctx.engine, ctx.signal);
   try {
-    const needsStations = req.format === 'geojson' && req.shape.keys.some((k) => k.kind === 'station');
+    const needsStations = req.format !== 'csv' && req.shape.keys.some((k) => k.kind === 'station');
     const sources = await listSources(ctx, req, request.connection, needsStations);
     if (req.isFresh?.(sources)) return null;
     const { observation, dataVersion, folderValue, correction } = sources;
@@ -110,7 +111,7 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     const answer = { ...decided, groups: resultGroups(results, req.rowLimit, req.window, read) };
     keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
-    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups) : null };
+    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
   } finally {
     request.release();
   }

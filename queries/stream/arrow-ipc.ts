@@ -42,7 +42,7 @@ const ARROW_TYPES: Record<Exclude<Column['type'], 'GEOMETRY'>, () => DataType> =
 };
 
 /** Geometry as WKB, tagged as GeoArrow so readers that know it (GeoPandas, QGIS, DuckDB) see geometry. */
-const GEOARROW = new Map([
+export const GEOARROW = new Map([
   ['ARROW:extension:name', 'geoarrow.wkb'],
   ['ARROW:extension:metadata', '{"crs":"OGC:CRS84","crs_type":"authority_code"}'],
 ]);

@@ -3,6 +3,7 @@ import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { Problem } from '../problems.ts';
+import { EXPLORE_PATH } from './html.ts';
 
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
 
@@ -66,6 +67,8 @@ export function landingPage(base: string, title: string, description: string) {
       { href: `${base}/api/v1/docs?format=html`, rel: 'service-doc', type: 'text/html', title: 'The API documentation' },
       { href: `${base}${OGC_ROOT}/conformance`, rel: 'conformance', type: JSON_TYPE, title: 'Conformance classes met' },
       { href: `${base}${OGC_ROOT}/collections`, rel: 'data', type: JSON_TYPE, title: 'The collections: one per dataset' },
+      // A person who finds the service by its landing page finds the explorer too (its HTML header links it already).
+      { href: `${base}${EXPLORE_PATH}`, rel: 'related', type: 'text/html', title: 'Explore the data: any window counted and mapped before it is downloaded' },
     ] satisfies Link[],
   };
 }

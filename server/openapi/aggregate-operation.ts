@@ -61,11 +61,22 @@ function csvMedia(a: Aggregation): SchemaObject {
 const COLUMNS = 'the CSV\'s columns, `bucket` a UTC timestamp (µs), counts int64, keys strings, stats and cell corners doubles';
 const META = `the \`meta\` block (without \`observation.ageSeconds\`) as JSON under \`${COLUMNAR_META_KEY}\``;
 
+/** The geometry column of the groups of `a` that have one (grid cells, stations), written as the data endpoints' (none otherwise). */
+function geometryColumn(a: Aggregation): { parquet: string; arrow: string } {
+  const which = [hasKey(a, 'grid') ? 'groupBy=grid (the cell\'s polygon)' : null, hasKey(a, 'station') ? 'groupBy=stationId (the station\'s point)' : null].filter(Boolean).join(' or ');
+  if (!which) return { parquet: '', arrow: '' };
+  const column = `; with ${which} a last column \`geometry\`: WKB, CRS84, null where the GeoJSON geometry is null`;
+  return { parquet: `${column} (GeoParquet 1.1 \`geo\` metadata with the geometry types and bbox)`, arrow: `${column} (GeoArrow \`geoarrow.wkb\`)` };
+}
+
 /** Parquet and Arrow bodies of an aggregate, chosen by Accept. */
-const COLUMNAR_MEDIA: Record<string, SchemaObject> = {
-  [FORMATS.parquet.mediaType]: { schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${FORMATS.parquet.mediaType}\` (and no \`format=csv\`): ${COLUMNS}; ${META} in the key-value metadata.` } },
-  [FORMATS.arrow.mediaType]: { schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`): ${COLUMNS}; ${META} in the schema metadata.` } },
-};
+function columnarMedia(a: Aggregation): Record<string, SchemaObject> {
+  const geometry = geometryColumn(a);
+  return {
+    [FORMATS.parquet.mediaType]: { schema: { type: 'string', format: 'binary', description: `Parquet, sent with \`Accept: ${FORMATS.parquet.mediaType}\` (and no \`format=csv\`): ${COLUMNS}${geometry.parquet}; ${META} in the key-value metadata.` } },
+    [FORMATS.arrow.mediaType]: { schema: { type: 'string', format: 'binary', description: `Arrow IPC stream, sent with \`Accept: ${FORMATS.arrow.mediaType}\` (and no \`format=csv\`): ${COLUMNS}${geometry.arrow}; ${META} in the schema metadata.` } },
+  };
+}
 
 /** GET /api/v1/<dataset>/aggregate: the dataset's parameters and the aggregate's, every status the dataset's endpoint answers. */
 export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderValues: readonly string[]): SchemaObject {
@@ -81,7 +92,7 @@ export function aggregateOperation(d: DatasetDescriptor, a: Aggregation, folderV
       200: {
         description: 'The service looked: one group per non-empty (bucket, keys), possibly none, as GeoJSON with meta, as CSV with meta in the X- headers, or (by Accept) as Parquet or an Arrow IPC stream with meta in the X- headers and the file\'s metadata.',
         headers: dataHeaders(d),
-        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), ...COLUMNAR_MEDIA },
+        content: { [FORMATS.geojson.mediaType]: { schema: { $ref: componentRef(`${prefix}AggregateCollection`) } }, 'text/csv': csvMedia(a), ...columnarMedia(a) },
       },
       304: { $ref: '#/components/responses/NotModified' },
       ...keyedRouteProblems(),

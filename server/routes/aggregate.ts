@@ -7,6 +7,7 @@ import { instantFromDate } from '../../queries/instant.ts';
 import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
 import type { DataVersion } from '../../queries/stream/extract-types.ts';
 import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
+import { hasGroupGeometry } from '../../queries/stream/aggregate-geometry.ts';
 import { spoolBody } from '../../queries/stream/spool.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
@@ -44,17 +45,17 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
   if (a === null) return reply.code(304).send();
-  return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding, signal });
+  return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding, signal, geometry: hasGroupGeometry(shape) });
 }
 
 /** The meta block a columnar file carries, as for the data endpoints. */
 const columnarMetadata = (meta: Meta): Record<string, string> => ({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 
 /** The body before any content coding, a batch of groups at a time: text framed by meta, a stream with meta inside, or the Parquet file DuckDB wrote. */
-function* written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate): Generator<string | Buffer> {
+function* written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate, geometry: boolean): Generator<string | Buffer> {
   if (writer.kind === 'text') return yield* aggregateBody(writer, meta, a.columns, a.groups);
   if (writer.kind === 'binary') {
-    for (const part of writer.write(columnarMetadata(meta), a.columns, a.groups)) yield Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    for (const part of writer.write(columnarMetadata(meta), a.columns, a.groups, geometry)) yield Buffer.from(part.buffer, part.byteOffset, part.byteLength);
     return;
   }
   if (!a.file) throw new Error('a Parquet aggregate without its file');
@@ -79,10 +80,10 @@ function lengthOf(body: Iterable<string | Buffer>): number {
  * reader that could not see a cut (HTTP/1.0) is spooled to a temp file first and sent with its
  * length, as extracts are. HEAD: the length of an uncoded body, counted.
  */
-async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding; signal: AbortSignal }) {
+async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding; signal: AbortSignal; geometry: boolean }) {
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, ...a.groups }, r.rowLimit);
-  const body = () => written(FORMATS[q.format].aggregate!, meta, a);
+  const body = () => written(FORMATS[q.format].aggregate!, meta, a, r.geometry);
   // The 200's headers go on only once its body can be sent: a body spooled in vain is a 503 without them.
   const head = () => {
     reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);

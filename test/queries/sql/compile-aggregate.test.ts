@@ -3,6 +3,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import type { AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
+import { formatInstant } from '../../../queries/instant.ts';
 import { aggregateColumns, compileAggregate } from '../../../queries/sql/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/stream/aggregate-rows.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
@@ -55,13 +56,15 @@ describe('the aggregate compiler', () => {
 
 describe('exact sums across the lanes', () => {
   // Values on both sides of lane edges (2^-15, 2^17, 2^49), far outside them, subnormal, and cancelling.
-  const VALUES = [2 ** -15, 2 ** -15 - 2 ** -68, 2 ** 17 - 2 ** -36, 2 ** 17, 2 ** 49 - 2 ** -3, -(2 ** 49), 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75];
+  // And values about where the engine parts the common lane from the others (3e-5, 131071.99997), 2^−16 and 2^27 (where its halves stop being exact), 1e-6.
+  const VALUES = [2 ** -15, 2 ** -15 - 2 ** -68, 2 ** 17 - 2 ** -36, 2 ** 17, 2 ** 49 - 2 ** -3, -(2 ** 49), 0.1, -0.1, 7.3, -1e16, 1e16, 1e300, -1e300, 5e-324, 1e-310, -2.5e-300, 1e308, -12.5, 3.75,
+    0.00003, 0.000030000000000000004, -0.000029999999999999997, 2 ** -16, -(2 ** -16 - 2 ** -69), 131071.99997, -131071.99997000001, 2 ** 27, 2 ** 27 - 2 ** -25, 1e-6, 0];
   const s = shape({ stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
 
   it('gives the correctly rounded sum and mean of values in every lane, whichever lanes a group holds', async () => {
     const dir = await tempDir();
     // The whole set, each set that leaves one value out, and sets only outside and only inside the common lane.
-    const sets = [VALUES, ...VALUES.map((_, skip) => VALUES.filter((_, i) => i !== skip)), [1e16, -2.5e-300, 2 ** 17, 1e300], [0.1, 0.2, 0.3, -7.3]];
+    const sets = [VALUES, ...VALUES.map((_, skip) => VALUES.filter((_, i) => i !== skip)), [1e16, -2.5e-300, 2 ** 17, 1e300], [0.1, 0.2, 0.3, -7.3], [1e-6, 3e-7, -1.7e-7, 2.2e-6], [7e-7, 1.1e-7, 9.9e-7], [0.00003, 2 ** -16, 1e-5, 3.1e-5]];
     for (const [n, xs] of sets.entries()) {
       const file = path.join(dir, `hotspots/date=2025-08-01/s${n}.parquet`);
       await writeParquet(file, hotspots, xs.map((frp, i) => hotspot(`s${n}-${i}`, '2025-08-01T10:00:00Z', { frp })));
@@ -71,5 +74,75 @@ describe('exact sums across the lanes', () => {
       const [group] = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0));
       expect(group!.values.slice(1)).toEqual([xs.length, exactSum(xs), exactMean(xs)]);
     }
+  });
+});
+
+describe('sums over values that are not numbers', () => {
+  it('counts them, and gives no sum or mean where one is among the values; zeros add nothing', async () => {
+    const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.count', column: 'frp', fn: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
+    const groups: Record<string, (number | string | null)[]> = { AA: ['NaN', 1.5, 1e-6], BB: ['Infinity', '-Infinity', 2.5], CC: ['-0.0', 0, null], DD: [1e300, '-Infinity'], EE: ['-Infinity', 3] };
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+    const rowsOf = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp: typeof frp === 'number' ? String(frp) : frp })));
+    await writeParquet(file, hotspots, rowsOf);
+    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    expect(got).toEqual([['AA', 3, 3, null, null], ['BB', 3, 3, null, null], ['CC', 3, 2, 0, 0], ['DD', 2, 2, null, null], ['EE', 2, 2, null, null]]);
+  });
+});
+
+describe('calendar buckets', () => {
+  const US_PER_MS = 1000n;
+  /** The UTC start of the month or year holding t, by the JavaScript calendar (years 0–99 as years). */
+  function floorOf(t: bigint, interval: 'hour' | 'day' | 'week' | 'month' | 'year'): bigint {
+    if (interval === 'hour' || interval === 'day') {
+      const size = interval === 'hour' ? 3_600_000_000n : 86_400_000_000n;
+      return t - (((t % size) + size) % size);
+    }
+    if (interval === 'week') {
+      // ISO weeks start on Monday (getUTCDay 1).
+      const day = floorOf(t, 'day');
+      return day - BigInt((new Date(Number(day / US_PER_MS)).getUTCDay() + 6) % 7) * 86_400_000_000n;
+    }
+    const d = new Date(Number((t - (((t % US_PER_MS) + US_PER_MS) % US_PER_MS)) / US_PER_MS));
+    const start = new Date(0);
+    start.setUTCFullYear(d.getUTCFullYear(), interval === 'month' ? d.getUTCMonth() : 0, 1);
+    return BigInt(start.getTime()) * US_PER_MS;
+  }
+  // Week, day and hour starts about the epoch; month starts around leap days (2024, 2000, 1900, 2100), the epoch, before it, and years 1–99; each, a microsecond before and after.
+  const STARTS = ['1969-11-24', '1969-12-29', '1970-01-05', '1969-12-31T23:00:00Z', '1970-01-01T01:00:00Z', '0001-01-01', '0004-02-01', '0004-03-01', '0099-12-01', '0100-01-01', '1900-03-01', '1969-12-01', '1970-01-01', '2000-02-01', '2000-03-01', '2024-02-01', '2024-03-01', '2025-01-01', '2100-03-01'];
+  const times = STARTS.map(at).flatMap((t) => [t, t - 1n, t + 1n, t + 86_400_000_000n * 28n]).filter((t) => t >= at('0001-01-01'));
+
+  it.each([
+    ['month', '0001-01-01', '2101-01-01'],
+    ['year', '0001-01-01', '2101-01-01'],
+    ['month', '2023-11-15T12:00:00Z', '2025-01-01'],
+    ['year', '1969-06-01', '2025-02-10'],
+    ['week', '1969-11-20T13:00:00Z', '1970-01-15'],
+    ['day', '1969-12-31T13:00:00Z', '1970-01-02T00:00:00.000001Z'],
+    ['hour', '1969-12-31T23:30:00Z', '1970-01-01T01:00:00Z'],
+  ] as const)('labels each row with the UTC start of its %s, window [%s, %s)', async (interval, fromText, toText) => {
+    const [from, to] = [at(fromText), at(toText)];
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
+    await writeParquet(file, hotspots, times.map((t, i) => hotspot(`t${i}`, formatInstant(t))));
+    const s = shape({ interval });
+    const query = { spec: spec(hotspots, dir), files: [file], window: { from, to }, shape: s, limit: 100_000 };
+    const expected = new Map<bigint, number>();
+    for (const t of times.filter((t) => t >= from && t < to)) expected.set(floorOf(t, interval), (expected.get(floorOf(t, interval)) ?? 0) + 1);
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const got = new Map(chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => [g.values[0] as bigint, g.values[1] as number]));
+    expect(got).toEqual(expected);
+    expect(got.size).toBeGreaterThan(1);
+  });
+
+  it('compares with the window\'s own bucket starts when they are few, and uses the calendar when they are many', () => {
+    const few = compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: shape({ interval: 'month' }), limit: 1 });
+    expect(few.sql).not.toContain('date_trunc');
+    const many = compileAggregate({ spec: spec(hotspots, dataDir), files, window: { from: at('0001-01-01'), to: at('2101-01-01') }, shape: shape({ interval: 'month' }), limit: 1 });
+    expect(many.sql).toContain('date_trunc');
   });
 });

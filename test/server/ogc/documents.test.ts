@@ -23,6 +23,8 @@ describe('OGC API – Features documents', () => {
       expect(rels['service-desc']).toBe(`${server.url}/api/v1/docs`);
       expect(rels.conformance).toBe(`${server.url}/api/v1/ogc/conformance`);
       expect(rels.data).toBe(`${server.url}/api/v1/ogc/collections`);
+      expect(rels.related).toBe(`${server.url}/api/v1/explore`);
+      expect((await fetch(rels.related!)).status).toBe(200);
       // The API definition the landing page names resolves (QGIS reads it next) and describes the items.
       const doc = await (await fetch(rels['service-desc']!)).json();
       expect(Object.keys(doc.paths)).toContain('/api/v1/ogc/collections/{collectionId}/items');
