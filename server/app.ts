@@ -215,6 +215,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
   registerOgcAssets(app);
   registerExploreRoute(app, context);
   keys.watch(config.keysReloadMs);
+  // As the server starts to stop: a window waiting for a rendering is answered the old way while DuckDB is still open.
+  app.addHook('preClose', async () => context.extract.renderings?.close());
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();
