@@ -19,8 +19,18 @@ const LEAST_GROUP_BYTES = 40;
  * null and 0 either way.
  */
 const toJson = (g: unknown) => JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? { bigint: String(v) } : v));
-const fromJson = (text: string): Kept =>
-  JSON.parse(text, (_k, v: unknown) => (v !== null && typeof v === 'object' && typeof (v as { bigint?: unknown }).bigint === 'string' ? BigInt((v as { bigint: string }).bigint) : v)) as Kept;
+const bigintOf = (v: unknown) => (v !== null && typeof v === 'object' && 'bigint' in v ? BigInt(v.bigint as string) : v);
+
+/** Parsed without a reviver (it would be called for every coordinate of every cell), then only the values and bounds turned back into bigints. */
+function fromJson(text: string): Kept {
+  const kept = JSON.parse(text) as Kept;
+  for (const row of kept.rows) {
+    const values = row.values as unknown[];
+    for (let i = 0; i < values.length; i++) values[i] = bigintOf(values[i]);
+  }
+  if (kept.next) kept.next = { from: bigintOf(kept.next.from) as bigint, to: bigintOf(kept.next.to) as bigint };
+  return kept;
+}
 
 /**
  * The groups of an answer computed before, from the aggregate cache (AGGREGATE_CACHE_MB) under
