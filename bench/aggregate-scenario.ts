@@ -3,20 +3,27 @@
  * DuckDB's own GROUP BY over the same files and window in this process with every core (plain sum
  * and avg: the server's sums are exact, see docs/aggregates.md), and beside fetching the same year
  * of hotspots as CSV from the same server; the server's peak RSS during each. Best of N runs each.
+ * Cold: on a server without its aggregate cache, so every run computes; repeat: the same requests
+ * on a server with the cache on (aggregate-repeat.ts).
  */
 import os from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { listParquet, readParquetSql, windowWhere } from './data.ts';
-import { fetchExtract, type HttpRun } from './http-run.ts';
 import type { DayWindow } from './options.ts';
 import { readStatusMb, sampleRss } from './rss.ts';
+import { readMetric } from './server-metrics.ts';
+import { repeatFigures, served, type AggregateRepeat } from './aggregate-repeat.ts';
 import type { ServerProcess } from './server-process.ts';
 import { atMost, headline, info, type Figure } from './table.ts';
 
 /** The groups a response may hold in the scenario: all of them, as DuckDB's GROUP BY gives them all. */
 export const AGGREGATE_BENCH_ROW_LIMIT = '10000000';
+/** The cold server's settings: every request computes its answer. */
+export const AGGREGATE_COLD_ENV = { AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT, AGGREGATE_CACHE_MB: '0' };
+/** The repeat server's: the aggregate cache as shipped (AGGREGATE_CACHE_MB's default). */
+export const AGGREGATE_REPEAT_ENV = { AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT };
 
-interface Case {
+export interface AggregateCase {
   name: string;
   dataset: string;
   path: (year: string) => string;
@@ -25,7 +32,7 @@ interface Case {
 
 const DAY_US = 86_400_000_000;
 
-const CASES: Case[] = [
+export const AGGREGATE_CASES: AggregateCase[] = [
   {
     name: 'daily x country, frp.sum, frp.max',
     dataset: 'hotspots',
@@ -58,6 +65,8 @@ export interface AggregateCaseResult {
 
 export interface AggregateResult {
   cases: AggregateCaseResult[];
+  /** The same cases asked again on a server with the aggregate cache on; null: not measured. */
+  repeats: AggregateRepeat[] | null;
   yearCsvMs: number;
   /** The server's VmHWM after the aggregates, before the year of CSV. */
   vmHwmMb: number | null;
@@ -97,23 +106,12 @@ async function yearCount(files: string, where: string): Promise<number> {
   }
 }
 
-/** `runs` GETs of `url`, each checked whole (200, every row the header promised). */
-async function served(server: ServerProcess, url: string, runs: number): Promise<HttpRun[]> {
-  const out: HttpRun[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = await fetchExtract(`${server.baseUrl}${url}`, 'csv', server.requestHeaders);
-    if (r.status !== 200 || r.rows !== r.returnedHeader) throw new Error(`${url}: status ${r.status}, ${r.rows} rows of ${r.returnedHeader}`);
-    out.push(r);
-  }
-  return out;
-}
-
-/** Every case on `server` (run with AGGREGATE_ROW_LIMIT = AGGREGATE_BENCH_ROW_LIMIT and a ROW_LIMIT above the year), then the year of hotspots as CSV, whole. */
+/** Every case on `server` (run with AGGREGATE_COLD_ENV and a ROW_LIMIT above the year), then the year of hotspots as CSV, whole. */
 export async function measureAggregates(server: ServerProcess, dataDir: string, window: DayWindow, runs: number, log: (line: string) => void): Promise<AggregateResult> {
   const year = `from=${window.from}&to=${window.to}`;
   const inYear = (column: string) => windowWhere(column, window);
   const cases: AggregateCaseResult[] = [];
-  for (const c of CASES) {
+  for (const c of AGGREGATE_CASES) {
     log(`aggregate: ${c.name}: GET ${c.path(year)} ...`);
     const ref = await reference(c.reference(readParquetSql(await listParquet(dataDir, c.dataset)), inYear), runs);
     const rss = sampleRss(server.pid);
@@ -127,22 +125,24 @@ export async function measureAggregates(server: ServerProcess, dataDir: string, 
   // The reference is the whole year: a server whose ROW_LIMIT cut it would flatter every ratio.
   if (yearCsv[0]!.rows !== yearRows) throw new Error(`year as CSV: the server sent ${yearCsv[0]!.rows} rows of ${yearRows} (ROW_LIMIT below the year?)`);
   const yearCsvMs = best(yearCsv.map((r) => r.wallMs));
-  return { cases, yearCsvMs, vmHwmMb, runs };
+  if ((await readMetric(server.baseUrl, 'fire_api_aggregate_cache_hits_total')) !== 0) throw new Error('the cold server answered from its aggregate cache: start it with AGGREGATE_COLD_ENV');
+  return { cases, repeats: null, yearCsvMs, vmHwmMb, runs };
 }
 
-/** The scenario's figures: per case its groups, times, both ratios against their targets, and peak RSS. */
+/** The scenario's figures: per case its groups, cold and repeat times, both ratios of each against their targets, and peak RSS. */
 export function aggregateFigures(r: AggregateResult): Figure[] {
   const s = 'aggregate';
   return [
-    info(s, `hotspot year as CSV from the same server, best of ${r.runs}`, r.yearCsvMs, 'ms'),
+    info(s, `hotspot year as CSV from the cold server, best of ${r.runs}`, r.yearCsvMs, 'ms'),
     ...r.cases.flatMap((c) => [
       info(s, `${c.name}: groups`, c.groups),
-      info(s, `${c.name}: server, best of ${r.runs}`, c.serverMs, 'ms'),
       info(s, `${c.name}: DuckDB GROUP BY, every core, best of ${r.runs}`, c.referenceMs, 'ms'),
-      headline(atMost(s, `${c.name}: server ÷ GROUP BY`, c.serverMs / c.referenceMs, 1.2)),
-      headline(atMost(s, `${c.name}: server ÷ year as CSV`, c.serverMs / r.yearCsvMs, 0.02)),
-      atMost(s, `${c.name}: server peak RSS (VmRSS, 50 ms samples)`, c.peakRssMb, 300, 'MB'),
+      info(s, `${c.name}: cold (computed, AGGREGATE_CACHE_MB=0), best of ${r.runs}`, c.serverMs, 'ms'),
+      headline(atMost(s, `${c.name}: cold ÷ GROUP BY`, c.serverMs / c.referenceMs, 1.2)),
+      headline(atMost(s, `${c.name}: cold ÷ year as CSV`, c.serverMs / r.yearCsvMs, 0.02)),
+      atMost(s, `${c.name}: cold server peak RSS (VmRSS, 50 ms samples)`, c.peakRssMb, 300, 'MB'),
+      ...repeatFigures(s, c, r.repeats?.find((x) => x.name === c.name) ?? null, r.yearCsvMs),
     ]),
-    atMost(s, 'server VmHWM after the aggregates', r.vmHwmMb ?? Number.NaN, 300, 'MB'),
+    atMost(s, 'cold server VmHWM after the aggregates', r.vmHwmMb ?? Number.NaN, 300, 'MB'),
   ];
 }

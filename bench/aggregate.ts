@@ -1,8 +1,9 @@
 /**
  * The `aggregate` scenario of the bench on its own (aggregate-scenario.ts): the real server over
  * DATA_DIR (default var/bench-data/scale-10; make it with `fire-api demo-data` or one `npm run
- * bench`), figures printed as the bench's table. `npm run bench -- --only aggregate` runs the same
- * scenario inside the whole bench.
+ * bench`), figures printed as the bench's table: cold on a server without the aggregate cache,
+ * then repeats on one with it. `npm run bench -- --only aggregate` runs the same scenario inside
+ * the whole bench.
  *
  *   node --import tsx bench/aggregate.ts [--data-dir DIR] [--year 2025] [--runs 3]
  */
@@ -10,7 +11,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGGREGATE_BENCH_ROW_LIMIT, aggregateFigures, measureAggregates } from './aggregate-scenario.ts';
+import { AGGREGATE_CASES, AGGREGATE_COLD_ENV, AGGREGATE_REPEAT_ENV, aggregateFigures, measureAggregates } from './aggregate-scenario.ts';
+import { measureRepeats } from './aggregate-repeat.ts';
 import { issueBenchKey } from './bench-key.ts';
 import { REPO_ROOT } from './options.ts';
 import { freePort, startServer } from './server-process.ts';
@@ -24,14 +26,13 @@ const log = (line: string) => process.stdout.write(line + '\n');
 
 const keysFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'fire-api-bench-keys-')), 'keys.json');
 const key = await issueBenchKey(keysFile);
-const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT, ROW_LIMIT: '100000000', QUERY_TIMEOUT_MS: '3600000' };
-const server = await startServer(env, { authorization: `Bearer ${key}` });
-try {
-  log(renderMachine(describeMachine()));
-  log(`DATA_DIR ${dataDir}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before; best of ${runs}`);
-  const r = await measureAggregates(server, dataDir, { from: `${year}-01-01`, to: `${year + 1}-01-01` }, runs, log);
-  log(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after\n`);
-  log(renderTable(aggregateFigures(r)));
-} finally {
-  await server.stop();
-}
+const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', ROW_LIMIT: '100000000', QUERY_TIMEOUT_MS: '3600000' };
+const yearWindow = { from: `${year}-01-01`, to: `${year + 1}-01-01` };
+log(renderMachine(describeMachine()));
+log(`DATA_DIR ${dataDir}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before; best of ${runs}`);
+const cold = await startServer({ ...env, ...AGGREGATE_COLD_ENV, PORT: String(await freePort()) }, { authorization: `Bearer ${key}` });
+const r = await measureAggregates(cold, dataDir, yearWindow, runs, log).finally(() => cold.stop());
+const cached = await startServer({ ...env, ...AGGREGATE_REPEAT_ENV, PORT: String(await freePort()) }, { authorization: `Bearer ${key}` });
+r.repeats = await measureRepeats(cached, AGGREGATE_CASES, yearWindow, runs, log).finally(() => cached.stop());
+log(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after\n`);
+log(renderTable(aggregateFigures(r)));

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { hotspots } from '../datasets/hotspots.ts';
 import { runAborts, type AbortsResult } from './aborts.ts';
-import { AGGREGATE_BENCH_ROW_LIMIT, measureAggregates, type AggregateResult } from './aggregate-scenario.ts';
+import { AGGREGATE_CASES, AGGREGATE_COLD_ENV, AGGREGATE_REPEAT_ENV, measureAggregates, type AggregateResult } from './aggregate-scenario.ts';
+import { measureRepeats } from './aggregate-repeat.ts';
 import { measureCapacity, type CapacityMeasured } from './capacity.ts';
 import { measureColdStart, type ColdStartResult } from './cold-start.ts';
 import { runConcurrent, type ConcurrentResult } from './concurrent.ts';
@@ -54,6 +55,14 @@ export interface Measured {
   rateLimitPerMinute: number;
   /** os.loadavg() before the first server and after the last: other work on the machine shows here. */
   loadAverage: { before: number[]; after: number[] };
+}
+
+/** The aggregates computed on a server without their cache, then asked again on one with it. */
+async function measureAggregateScenario(o: BenchOptions, setup: ServerSetup, log: Log): Promise<AggregateResult> {
+  const on = (env: Record<string, string>) => ({ ...setup, env: { ...setup.env, ...env } });
+  const r = (await withServer(on(AGGREGATE_COLD_ENV), o, 'aggregate, cold', { warm: true }, log, (s) => measureAggregates(s, o.dataDir, fullWindow(o), 3, log))).value;
+  r.repeats = (await withServer(on(AGGREGATE_REPEAT_ENV), o, 'aggregate, repeat', { warm: true }, log, (s) => measureRepeats(s, AGGREGATE_CASES, fullWindow(o), 3, log))).value;
+  return r;
 }
 
 /** The COPY-compared extracts, then window-sizes and small-windows, on the shared server; year-csv runs first, so its peak RSS is its own. */
@@ -169,10 +178,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
       log(`aborts: busy after ${aborts.busyAfter}, RSS ${aborts.rssBeforeMb.toFixed(0)} -> ${aborts.rssAfterMb.toFixed(0)} MB`);
       m.load.aborts = aborts;
     }
-    if (only.has('aggregate')) {
-      const aggregates = { ...setup, env: { ...setup.env, AGGREGATE_ROW_LIMIT: AGGREGATE_BENCH_ROW_LIMIT } };
-      m.load.aggregate = (await withServer(aggregates, o, 'aggregate', { warm: true }, log, (s) => measureAggregates(s, o.dataDir, fullWindow(o), 3, log))).value;
-    }
+    if (only.has('aggregate')) m.load.aggregate = await measureAggregateScenario(o, setup, log);
     if (only.has('soak')) m.load.soak = await measureSoak(o, setup, log);
     m.capacity = await measureCapacity(o, plan, setup, m.extracts, log);
     m.loadAverage.after = os.loadavg();

@@ -193,6 +193,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       aheadBytes: config.extractAheadBytes,
       // Responses up to 4 MB (a busy hour of GeoJSON is about 3 MB), at most an eighth of the cache each.
       rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
+      // An answer up to a quarter of the budget (8 MB of 32; a grid cell with its polygon is about 165 bytes).
+      aggregateCache: config.aggregateCacheBytes > 0 ? new RowsCache(config.aggregateCacheBytes, config.aggregateCacheBytes / 4) : null,
       // In this process's own TEMP_DIR folder: removed with it, so no rendering outlives its index.
       renderings: config.renderCacheBytes > 0 ? new Renderings(path.join(tempDir, 'renderings'), config.renderCacheBytes) : null,
     },
@@ -216,6 +218,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
   registerOgcAssets(app);
   registerExploreRoute(app, context);
   keys.watch(config.keysReloadMs);
+  // As the server starts to stop: a window waiting for a rendering is answered the old way while DuckDB is still open.
+  app.addHook('preClose', async () => context.extract.renderings?.close());
   app.addHook('onClose', async () => {
     keys.stop();
     await checks?.stop();

@@ -17,6 +17,7 @@ const Env = z.object({
   WARM_FILE_CHECKS: z.stringbool().default(true),
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
+  AGGREGATE_CACHE_MB: z.coerce.number().min(0).default(32),
   RENDER_CACHE_MB: z.coerce.number().min(0).default(0),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
@@ -79,6 +80,8 @@ export interface Config {
   fileCheckIntervalMs: number;
   /** Memory for the rows of recent small responses (0: off). */
   responseCacheBytes: number;
+  /** Memory for the groups of aggregate answers, kept when first computed (0: off). */
+  aggregateCacheBytes: number;
   /** Disk for files' GeoJSON Features rendered once and served by byte range (0: off). */
   renderCacheBytes: number;
   /** Engine time one request may take (planning, counting, writing groups); a client's download does not count. */
@@ -148,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     warmFileChecks: e.WARM_FILE_CHECKS,
     fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
+    aggregateCacheBytes: Math.floor(e.AGGREGATE_CACHE_MB * 1024 * 1024),
     renderCacheBytes: Math.floor(e.RENDER_CACHE_MB * 1024 * 1024),
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,

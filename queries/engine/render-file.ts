@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
@@ -18,38 +18,41 @@ export interface RenderedText {
   offsets: Float64Array;
 }
 
-/** A response's select with the time key before it: the same expressions as the response's. */
+/** A response's select with the time key before it (the same expressions as the response's), and `extra` fields after. */
 const keyed =
-  (select: RowSelect, timeColumn: string): RowSelect =>
+  (select: RowSelect, timeColumn: string, extra: string | null = null): RowSelect =>
   (spec, params) => {
     const { fields, join } = select(spec, params);
-    return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}`, join };
+    return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}${extra ? `, ${extra}` : ''}`, join };
   };
 
 /** The whole file's rows in order key, the key first: only a dataset with a time axis is rendered. */
-function keyedRows(spec: QuerySpec, file: string, select: RowSelect) {
+function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: string | null = null) {
   const time = spec.descriptor.time;
   if (!time) throw new Error('only a dataset with a time axis is rendered');
-  return compileRows({ spec, files: [file], select: keyed(select, time.column), from: null, to: null, order: 'sort' });
+  return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order: 'sort' });
 }
 
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
  * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
- * files stored in order key, where this order is the one a window of the file is sent in.
+ * files stored in order key, where this order is the one a window of the file is sent in. `extra`
+ * fields (the filter columns) are read in the same pass, row for row: `columns`, one array each.
  */
-export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
-  const q = keyedRows(spec, file, featureRows);
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null = null): Promise<RenderedText & { columns: unknown[][] }> {
+  const q = keyedRows(spec, file, featureRows, extra);
   const result = await c.stream(q.sql, q.params);
-  if (result.columnCount !== 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
+  if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
   const parts: Buffer[] = [];
   const keys: bigint[] = [];
   const offsets: number[] = [0];
+  const columns: unknown[][] = Array.from({ length: result.columnCount - 2 }, () => []);
   for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
     chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
+    for (const [i, column] of columns.entries()) for (const v of chunk.getColumnValues(i + 2)) column.push(v);
     parts.push(chunkFeatures(chunk, offsets));
   }
-  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
+  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets), columns };
 }
 
 /** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */
@@ -71,18 +74,45 @@ function chunkFeatures(chunk: DuckDBDataChunk, offsets: number[]): Buffer {
   return out.subarray(0, at);
 }
 
+/** Where a CSV rendering's scratch copy is written, and the disk budget it is counted in as it grows. */
+export interface CsvScratch {
+  /** The copy's path, under `dir` (the engine's TEMP_DIR: DuckDB writes nowhere else). */
+  scratch: string;
+  dir: string;
+  /** Told the copy's size as DuckDB writes it; false (past the budget) stops the copy. */
+  hold(bytes: number): boolean;
+}
+
+/** How often the scratch copy's size is looked at while DuckDB writes it. */
+const WATCH_MS = 10;
+
 /**
  * The whole file's CSV lines and keys, as the response's COPY writes them (DuckDB's own CSV writer,
  * so formatting and quoting stay native), ordered by the order key. The key is written as the first
- * field of each line through `scratch` (a file under `dir`), then cut off: a BIGINT is never quoted.
+ * field of each line through a scratch copy, then cut off: a BIGINT is never quoted. Null: the
+ * copy grew past the budget (stopped there); the copy is removed either way.
  */
-export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, scratch: string, dir: string): Promise<RenderedText> {
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch): Promise<RenderedText | null> {
+  let [done, past] = [false, false];
+  const look = async () => {
+    const bytes = await stat(s.scratch).then((x) => x.size, () => 0);
+    // Again at each look: an interrupt that reaches the statement while it is prepared is lost.
+    if (done || s.hold(bytes)) return;
+    past = true;
+    c.interrupt();
+  };
+  const watch = setInterval(() => void look(), WATCH_MS);
   try {
-    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, scratch, dir);
-    await c.run(q.sql, q.params);
-    return splitKeyed(await readFile(scratch));
+    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, s.scratch, s.dir);
+    await c.run(q.sql, q.params).finally(() => (done = true)).catch((e: unknown) => {
+      if (!past) throw e;
+    });
+    clearInterval(watch);
+    if (past || !s.hold((await stat(s.scratch)).size)) return null;
+    return splitKeyed(await readFile(s.scratch));
   } finally {
-    await rm(scratch, { force: true });
+    clearInterval(watch);
+    await rm(s.scratch, { force: true });
   }
 }
 

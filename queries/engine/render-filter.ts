@@ -32,15 +32,25 @@ export function indexable(d: DatasetDescriptor, filters: readonly RowFilter[]): 
   return filters.every((f) => f.kind === 'box' || ((f.kind === 'equals' || f.kind === 'anyOf') && columns.includes(f.column)));
 }
 
-/** The file's filter columns read in the order its rendering holds its rows (the dataset's total order). */
-export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<FilterIndex | null> {
-  const d = spec.descriptor;
+/** What a FilterIndex is read from, as select fields over the file's rows `t`; null: the dataset's filters are not indexed. */
+export function filterFields(d: DatasetDescriptor): string | null {
   const columns = textFilterColumns(d);
   if (!columns || d.geometry.kind !== 'point') return null;
   // Text as bytes: a JavaScript string read from DuckDB ends at its first NUL.
-  const fields = [`t.${ident(d.geometry.latitude)}`, `t.${ident(d.geometry.longitude)}`, ...columns.map((name) => `encode(t.${ident(name)})`)].join(', ');
+  return [`t.${ident(d.geometry.latitude)}`, `t.${ident(d.geometry.longitude)}`, ...columns.map((name) => `encode(t.${ident(name)})`)].join(', ');
+}
+
+/** The file's filter columns read in the order its rendering holds its rows (the dataset's total order). */
+export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<FilterIndex | null> {
+  const fields = filterFields(spec.descriptor);
+  if (!fields) return null;
   const q = compileRows({ spec, files: [file], select: () => ({ fields, join: '' }), from: null, to: null, order: 'sort' });
-  const rows = (await c.runAndReadAll(q.sql, q.params)).getColumns();
+  return filterIndex(spec.descriptor, (await c.runAndReadAll(q.sql, q.params)).getColumns());
+}
+
+/** The index of the columns filterFields selects, as read (latitude, longitude, then each text column). */
+export function filterIndex(d: DatasetDescriptor, rows: readonly (readonly unknown[])[]): FilterIndex | null {
+  const columns = textFilterColumns(d)!;
   const n = rows[0]?.length ?? 0;
   const index: FilterIndex = { codes: new Map(), lat: new Float64Array(n), lon: new Float64Array(n), nullPoint: new Uint8Array(n) };
   for (let r = 0; r < n; r++) {
@@ -49,7 +59,7 @@ export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file
     else [index.lat[r], index.lon[r]] = [lat as number, lon as number];
   }
   for (const [i, name] of columns.entries()) {
-    const codes = encode(rows[i + 2] as (DuckDBBlobValue | null)[]);
+    const codes = encode(rows[i + 2] as readonly (DuckDBBlobValue | null)[]);
     // Too many values to index: the rendering still answers unfiltered windows, filtered ones go the old way.
     if (!codes) return null;
     (index.codes as Map<string, unknown>).set(name, codes);
@@ -58,7 +68,7 @@ export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file
 }
 
 /** Distinct texts as codes from 1 (0: null), or null beyond 65,535; DuckDB's text is UTF-8, so equal bytes are equal strings. */
-function encode(column: (DuckDBBlobValue | null)[]): { values: Map<string, number>; rows: Uint16Array } | null {
+function encode(column: readonly (DuckDBBlobValue | null)[]): { values: Map<string, number>; rows: Uint16Array } | null {
   const values = new Map<string, number>();
   const rows = new Uint16Array(column.length);
   for (const [r, blob] of column.entries()) {

@@ -1,37 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
-import { assertFilesUnchanged } from '../files/identity.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
-import { readFilterIndex } from './render-filter.ts';
-import { renderedRows, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+import { RenderDisk } from './render-disk.ts';
+import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
+import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue } from './render-queue.ts';
+import { contended, untilDoneOrAborted } from './render-timing.ts';
+import type { RenderWindow } from './rendered-window.ts';
 
-/** The text formats rendered: each file's rendering of one is its own entry. */
-export type RenderedFormat = 'geojson' | 'csv';
-
-
-/** A file to render, as listed and checked. */
-interface Job {
-  format: RenderedFormat;
-  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
-  seen: boolean;
-  spec: QuerySpec;
-  file: DataFile;
-  hash: string;
-}
-
-/** Files waiting beyond this are not queued; they are asked for again by their next window. */
-const MAX_QUEUED = 1000;
-/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
-const MAX_SEEN_QUEUED = 16;
-/** How often seen files waiting look again whether requests still wait for DuckDB. */
-const YIELD_MS = 50;
+export type { RenderedFormat } from './render-job.ts';
 
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
@@ -48,15 +26,11 @@ export const renderable = (d: DatasetDescriptor): boolean => d.geometry.kind ===
  * and rendered in the background, on a connection of its own.
  */
 export class Renderings {
-  private readonly entries = new Map<string, RenderedEntry>();
-  /** Files waiting to be rendered (and the one being rendered), in the order asked. */
-  private readonly queued = new Map<string, Job>();
-  private working = false;
-  /** Set while seen files wait for the engine to be idle: when it is looked at again. */
-  private retry: NodeJS.Timeout | undefined;
+  private readonly disk: RenderDisk;
+  private readonly queue = new RenderQueue((engine, key, job) => this.render(engine, key, job));
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
-  private bytes = 0;
+  private waits = 0;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -64,50 +38,71 @@ export class Renderings {
   constructor(
     readonly dir: string,
     readonly maxBytes: number,
-  ) {}
+  ) {
+    this.disk = new RenderDisk(maxBytes);
+  }
 
+  /** Disk held: the renderings kept and what the one under way has written. */
   get size(): number {
-    return this.bytes;
+    return this.disk.bytes;
   }
 
   get files(): number {
-    return this.entries.size;
+    return this.disk.files;
+  }
+
+  /** Windows waiting for their files' renderings. */
+  get waiting(): number {
+    return this.waits;
   }
 
   /** Files waiting to be rendered, the one being rendered included. */
   get pending(): number {
-    return this.queued.size;
+    return this.queue.size;
   }
 
   private static key(format: RenderedFormat, f: DataFile, footerHash: string): string {
     return `${createHash('sha256').update(`${fileIdentity(f)}\0${footerHash}`).digest('hex').slice(0, 40)}.${format}`;
   }
 
+  private static keys(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>): string[] {
+    return files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
+  }
+
   /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
   async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    const keys = files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
-    const found = keys.map((k) => this.entries.get(k));
-    if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) {
-      this.misses++;
-      return null;
-    }
-    const parts: Buffer[] = [];
-    let returned = 0;
-    for (const [i, entry] of (found as RenderedEntry[]).entries()) {
-      // Most recently used last: eviction takes the first.
-      this.entries.delete(keys[i]!);
-      this.entries.set(keys[i]!, entry);
-      const part = await renderedRows(entry, window);
-      // Its file gone: forgotten, so the next window's miss renders it again.
-      if (!part) return (this.drop(keys[i]!, entry), this.misses++, null);
-      parts.push(part.bytes);
-      returned += part.returned;
-    }
-    this.hits++;
-    // One file (most windows): its range as read, not copied again.
-    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return this.counted(await this.find(format, files, footerHashes, window));
+  }
+
+  /**
+   * As read, but while other requests use DuckDB, a window whose files not rendered are all
+   * expected rendered soon waits for their renderings instead of asking DuckDB: a file's rendering
+   * costs about what seven to ten of its 1-hour windows cost the old way, and the cores those
+   * windows would take go to it. Null: answered the old way (DuckDB idle, a file not queued, or
+   * too far down the queue).
+   */
+  async readSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<{ bytes: Buffer; returned: number } | null> {
+    const found = await this.find(format, files, footerHashes, window);
+    // DuckDB idle: the old way is as quick as the window has ever been answered.
+    if (found || !contended(engine)) return this.counted(found);
+    const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
+    if (!jobs) return this.counted(null);
+    // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
+    this.waits++;
+    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
+  }
+
+  private counted<T>(read: T | null): T | null {
+    if (read) this.hits++;
+    else this.misses++;
+    return read;
+  }
+
+  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
+    const read = await this.disk.read(Renderings.keys(format, files, footerHashes), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return { bytes: bytes.subarray(format === 'geojson' && bytes.length > 0 ? 1 : 0), returned };
+    return read && { bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0), returned: read.returned };
   }
 
   /**
@@ -119,67 +114,23 @@ export class Renderings {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (!key || this.entries.has(key) || this.queued.has(key) || this.refused.has(key) || this.queued.size >= (seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) continue;
-      this.queued.set(key, { format, seen, spec, file, hash: hash! });
+      if (key && !this.disk.has(key) && !this.queue.has(key) && !this.refused.has(key)) this.queue.add(key, { format, seen, spec, file, hash: hash! });
     }
-    if (!this.working && this.queued.size > 0) void this.work(engine);
+    this.queue.start(engine);
   }
 
-  private async work(engine: Engine): Promise<void> {
-    this.working = true;
-    try {
-      // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
-      for (let next = this.next(engine); next; next = this.next(engine)) {
-        await this.render(engine, next[0], next[1]);
-        this.queued.delete(next[0]);
-      }
-    } finally {
-      this.working = false;
-    }
-    // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
-    // a file asked for meanwhile starts the work at once instead of queueing behind them.
-    if (this.queued.size > 0) this.retry ??= setTimeout(() => this.resume(engine), YIELD_MS).unref();
+  /** Queues nothing more, and lets every window waiting for a rendering go at once (before the engine closes). */
+  close(): void {
+    this.queue.close();
   }
 
-  private resume(engine: Engine): void {
-    this.retry = undefined;
-    if (!this.working && this.queued.size > 0) void this.work(engine);
-  }
-
-  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
-  private next(engine: Engine): [string, Job] | undefined {
-    let seen: [string, Job] | undefined;
-    for (const entry of this.queued) {
-      if (!entry[1].seen) return entry;
-      seen ??= entry;
-    }
-    return seen && idle(engine) ? seen : undefined;
-  }
-
-  private async render(engine: Engine, key: string, job: Job): Promise<void> {
-    // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
-    const file = path.join(this.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
-    try {
-      const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
-      await mkdir(this.dir, { recursive: true });
-      const c = await engine.backgroundConnection();
-      const rendered = await this.renderFile(c, job.format, spec, job.file.path, `${file}.copy`);
-      const index = await readFilterIndex(c, spec, job.file.path);
-      if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
-      if (rendered.text.length > this.maxBytes) return this.refuse(key);
-      // The rows belong to this key only if the file is still the one listed and checked.
-      await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
-      await writeFile(file, rendered.text);
-      this.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
-    } catch (e) {
-      this.failures++;
-      if (!transient(engine, e)) this.refuse(key);
-      await rm(file, { force: true }).catch(() => undefined);
-    }
-  }
-
-  private renderFile(c: DuckDBConnection, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<RenderedText> {
-    return format === 'geojson' ? renderFeatures(c, spec, file) : renderCsv(c, spec, file, scratch, this.dir);
+  /** Renders a queued file; whether it was kept. */
+  private async render(engine: Engine, key: string, job: Job): Promise<boolean> {
+    const outcome = await renderJob(engine, { dir: this.dir, disk: this.disk }, key, job);
+    // Stopped by the engine's close: not a failure of the rendering.
+    if (outcome === 'broken' || outcome === 'failed') this.failures++;
+    if (outcome === 'broken' || outcome === 'refused') this.refuse(key);
+    return outcome === 'kept';
   }
 
   private refuse(key: string): void {
@@ -187,32 +138,4 @@ export class Renderings {
     // Oldest first out: the set stays small however many files fail.
     if (this.refused.size > MAX_QUEUED) this.refused.delete(this.refused.values().next().value!);
   }
-
-  private drop(key: string, entry: RenderedEntry): void {
-    if (this.entries.get(key) !== entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.offsets[entry.offsets.length - 1]!;
-  }
-
-  private add(key: string, entry: RenderedEntry, bytes: number): void {
-    this.entries.set(key, entry);
-    this.bytes += bytes;
-    for (const [k, old] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.drop(k, old);
-      void rm(old.file, { force: true }).catch(() => undefined);
-    }
-  }
-}
-
-/**
- * A failure of the moment, not of the file: the disk (full, a directory not writable, any failed
- * system call), DuckDB's memory or interrupt, the engine closing. The file is tried again when next asked for.
- */
-const transient = (engine: Engine, e: unknown): boolean =>
-  engine.isClosed || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';
-
-/** No request waits for a DuckDB connection and one is idle (or the engine is closed: the job fails and leaves). */
-function idle(engine: Engine): boolean {
-  return engine.isClosed || (engine.queued === 0 && engine.queuedBulk === 0 && engine.busy < engine.size);
 }

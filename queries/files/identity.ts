@@ -1,21 +1,34 @@
 import { stat } from 'node:fs/promises';
 import { DatasetUnavailableError } from '../errors.ts';
-import { hashFooter } from './footer.ts';
-import type { DataFile } from './data-file.ts';
+import { sameFooter } from './footer.ts';
+import { asListed, type DataFile } from './data-file.ts';
+
+/** Time stamps may not move for a change within their granularity (up to a second on some file systems): see FolderListings. */
+const SETTLED_MS = 2_000;
 
 /**
- * Throws unless every file is still the one listed and checked: same inode, size and modification
- * time, and (with `footerHashes`) the same Parquet footer. Rows read from a file that changed after
- * its check would not belong to the response's data version.
+ * Whether the file's status had not changed for a while when it was listed: then no change since
+ * can keep its status change time, and the status alone tells it is the file checked.
+ */
+const settled = (f: DataFile): boolean => f.ctimeMs !== undefined && f.listedMs !== undefined && f.listedMs - f.ctimeMs > SETTLED_MS;
+
+/**
+ * Throws unless every file is still the one listed and checked (`asListed`) and, with
+ * `footerHashes`, has the same Parquet footer (read again only for a file whose status had changed
+ * just before it was listed). Rows read from a file that changed after its check
+ * would not belong to the response's data version.
  */
 export async function assertFilesUnchanged(dataset: string, files: readonly DataFile[], footerHashes?: ReadonlyMap<string, string>): Promise<void> {
   const changed = () => new DatasetUnavailableError(dataset, 'a data file changed after it was checked');
   await Promise.all(
     files.map(async (f) => {
-      const now = await stat(f.path, { bigint: false }).catch(() => null);
-      if (!now || now.size !== f.size || now.mtimeMs !== f.mtimeMs || (f.ino !== undefined && now.ino !== f.ino)) throw changed();
       const expected = footerHashes?.get(f.path);
-      if (expected !== undefined && (await hashFooter(f).catch(() => null)) !== expected) throw changed();
+      if (expected !== undefined && !settled(f)) {
+        if (!(await sameFooter(f, expected))) throw changed();
+        return;
+      }
+      const now = await stat(f.path, { bigint: false }).catch(() => null);
+      if (!now || !asListed(f, now)) throw changed();
     }),
   );
 }

@@ -39,13 +39,14 @@ async function listDir(dir: string, dataset: string) {
  */
 async function readFolder(dir: string, dataset: string, listings?: FolderListings): Promise<{ files: DataFile[]; ignored: string[] }> {
   const { names, ignored } = await (listings ? listings.of(dir, 'files', () => fileNames(dir, dataset)) : fileNames(dir, dataset));
+  const listedMs = Date.now();
   const files = await Promise.all(
     names.map(async (name) => {
       const p = path.join(dir, name);
       const s = await stat(p).catch(() => {
         throw new DatasetUnavailableError(dataset, 'file vanished while listing');
       });
-      return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+      return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, listedMs };
     }),
   );
   return { files, ignored };

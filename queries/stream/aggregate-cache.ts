@@ -10,20 +10,34 @@ interface Kept {
   next: Window | null;
 }
 
-/** The fewest bytes a group takes in the cache (`{"values":["<bucket>n"],"geometry":null}`): more groups than the entry bound allows are not read for it. */
+/** The fewest bytes a group takes in the cache (`{"values":[{"bigint":"<bucket>"}],"geometry":null}`): more groups than the entry bound allows are not read for it. */
 const LEAST_GROUP_BYTES = 40;
 
-/** Bucket starts and window bounds are bigints: kept as text. Non-finite numbers and -0 are written as null and 0 either way. */
-const toJson = (g: Kept) => JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-const fromJson = (text: string): Kept =>
-  JSON.parse(text, (_k, v: unknown) => (typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v)) as Kept;
+/**
+ * Bucket starts and window bounds are bigints: kept as `{"bigint":"<digits>"}`, an object no value
+ * of a group is (a text key such as "12n" stays text). Non-finite numbers and -0 are written as
+ * null and 0 either way.
+ */
+const toJson = (g: unknown) => JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? { bigint: String(v) } : v));
+const bigintOf = (v: unknown) => (v !== null && typeof v === 'object' && 'bigint' in v ? BigInt(v.bigint as string) : v);
+
+/** Parsed without a reviver (it would be called for every coordinate of every cell), then only the values and bounds turned back into bigints. */
+function fromJson(text: string): Kept {
+  const kept = JSON.parse(text) as Kept;
+  for (const row of kept.rows) {
+    const values = row.values as unknown[];
+    for (let i = 0; i < values.length; i++) values[i] = bigintOf(values[i]);
+  }
+  if (kept.next) kept.next = { from: bigintOf(kept.next.from) as bigint, to: bigintOf(kept.next.to) as bigint };
+  return kept;
+}
 
 /**
- * The groups of an answer asked for before, from the rows cache (RESPONSE_CACHE_MB) under its
- * entity tag: data version, every parameter in effect, format and limit, so a key names one
+ * The groups of an answer computed before, from the aggregate cache (AGGREGATE_CACHE_MB) under
+ * its entity tag: data version, every parameter in effect, format and limit, so a key names one
  * answer and new data is a new key. Null: not there.
  */
-export function cachedGroups(cache: RowsCache | null, key: string | null): Groups | null {
+export function cachedGroups(cache: RowsCache | null | undefined, key: string | null): Groups | null {
   const hit = key ? cache?.get(key) : undefined;
   if (!hit) return null;
   const kept = fromJson(hit.bytes.toString('utf8'));
@@ -31,11 +45,22 @@ export function cachedGroups(cache: RowsCache | null, key: string | null): Group
 }
 
 /**
- * Keeps the groups of an answer asked for a second time (the cache's admission), within its
- * bounds: an answer too large for an entry is neither read whole nor kept.
+ * Keeps the groups of an answer when first computed (each one cost a GROUP BY over every file of
+ * its window), within the cache's bounds: an answer too large for an entry is not kept, and is
+ * written into the entry only until it passes the bound (never held whole for nothing); spooled
+ * groups, which can be read only once, are not kept.
  */
-export function keepGroups(cache: RowsCache | null, key: string | null, groups: Groups, dataVersion: string): void {
-  if (!cache || !key || groups.once || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes || !cache.admit(key)) return;
-  const rows = [...groups.batches()].flat();
-  cache.set(key, { bytes: Buffer.from(toJson({ rows, truncated: groups.truncated, next: groups.next })), returned: rows.length, dataVersion });
+export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): void {
+  if (!cache || !key || groups.once || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return;
+  const rows: string[] = [];
+  let length = 0;
+  for (const batch of groups.batches()) {
+    for (const row of batch) {
+      rows.push(toJson(row));
+      length += rows.at(-1)!.length + 1;
+      if (length > cache.maxEntryBytes) return;
+    }
+  }
+  const bytes = Buffer.from(`{"truncated":${groups.truncated},"next":${toJson(groups.next)},"rows":[${rows.join(',')}]}`);
+  cache.set(key, { bytes, returned: rows.length, dataVersion });
 }

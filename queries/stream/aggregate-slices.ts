@@ -2,7 +2,7 @@ import type { Sources } from '../files/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { Interval } from '../sql/aggregate-shape.ts';
 import type { Window } from '../window.ts';
-import { overlap, timeSlices } from './slices.ts';
+import { rowSlices } from './slices.ts';
 
 const HOUR = 3_600_000_000n;
 const DAY = 24n * HOUR;
@@ -29,13 +29,13 @@ export function bucketFloor(t: Instant, interval: Exclude<Interval, 'all'>): Ins
 }
 
 /**
- * The window in at most `n` consecutive parts of about equal duration over the listed partitions,
+ * The window in at most `n` consecutive parts of about equal rows over the listed partitions,
  * each ending on a bucket start, so every group lies wholly in one part and the parts' groups,
  * concatenated in order, are the window's. `all` is one bucket: one part.
  */
 export function bucketSlices(w: Window, sources: Sources, n: number, interval: Interval): Window[] {
   if (interval === 'all' || n <= 1) return [w];
-  const cuts = timeSlices(overlap(w, sources), n)
+  const cuts = rowSlices(w, sources, n)
     .slice(1)
     .map((s) => bucketFloor(s.from, interval));
   const bounds = [w.from, ...cuts.filter((t) => t > w.from && t < w.to), w.to].filter((t, i, all) => i === 0 || t > all[i - 1]!);

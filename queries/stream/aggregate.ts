@@ -92,12 +92,23 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
   return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
 }
 
+/** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (held groups only). */
+async function computeGroups(ctx: ExtractContext, req: AggregateRequest, sources: Sources, connection: DuckDBConnection, key: string | null): Promise<Groups> {
+  const spec = await querySpec(ctx, req, sources, connection);
+  ctx.signal.throwIfAborted();
+  const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
+  const groups = await groupsOf(ctx, connection, spec, sources, req, aggregateColumnList(req.shape));
+  await verifierOf(req.descriptor.name, sources)(files);
+  keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
+  return groups;
+}
+
 /**
  * The same preflight as an extract (files listed, checked, fingerprinted: a 503 before any byte,
  * an empty window a 200), then the statements of the window's parts, the files checked unchanged
- * after them, and for Parquet the file written; groups asked for again come from the rows cache
- * (RESPONSE_CACHE_MB) without a connection. Null when `req.isFresh` says the client holds this
- * version (304).
+ * after them, and for Parquet the file written; groups computed before come from the aggregate
+ * cache (AGGREGATE_CACHE_MB) without a statement, and without a connection but for Parquet. Null
+ * when `req.isFresh` says the client holds this version (304).
  */
 export async function prepareAggregate(ctx: ExtractContext, req: AggregateRequest): Promise<Aggregate | null> {
   const request = requestConnection(ctx.engine, ctx.signal);
@@ -107,19 +118,13 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     if (req.isFresh?.(sources)) return null;
     const { observation, dataVersion, folderValue, correction } = sources;
     const decided = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape) };
-    // A Parquet file carries the chain's last success, which no entity tag covers: written afresh.
-    const key = FORMATS[req.format].aggregate?.kind !== 'parquet' && req.cacheKey ? req.cacheKey(sources) : null;
-    const cached = cachedGroups(ctx.rowsCache, key);
-    if (cached) return { ...decided, groups: cached, file: null };
-    const connection = await request.connection();
-    const spec = await querySpec(ctx, req, sources, connection);
-    ctx.signal.throwIfAborted();
-    const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-    const groups = await groupsOf(ctx, connection, spec, sources, req, decided.columns);
-    await verifierOf(req.descriptor.name, sources)(files);
-    const answer = { ...decided, groups };
-    keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
+    const key = req.cacheKey ? req.cacheKey(sources) : null;
+    const cached = cachedGroups(ctx.aggregateCache, key);
+    // A Parquet file carries the chain's last success, which no entity tag covers: written afresh, from cached groups too.
     const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
+    if (cached && !parquet) return { ...decided, groups: cached, file: null };
+    const connection = await request.connection();
+    const answer = { ...decided, groups: cached ?? (await computeGroups(ctx, req, sources, connection, key)) };
     return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
   } finally {
     request.release();

@@ -38,6 +38,8 @@ export interface ExtractContext {
   corrections?: CorrectionStore;
   /** Rows of recent small responses by entity tag; null: off. */
   rowsCache: RowsCache | null;
+  /** Groups of aggregate answers by entity tag, kept when first computed (AGGREGATE_CACHE_MB); null or absent: off. */
+  aggregateCache?: RowsCache | null;
   /** Files' GeoJSON Features rendered once, served by byte range (RENDER_CACHE_MB); null or absent: off. */
   renderings?: Renderings | null;
   /** Disk all responses may hold in tempDir at once (TEMP_DIR_MAX_MB). */

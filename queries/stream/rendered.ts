@@ -1,6 +1,7 @@
 import { indexable } from '../engine/render-filter.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import { contended } from '../engine/render-timing.ts';
 import type { DataFile } from '../files/data-file.ts';
 import type { ExtractContext, PreparedExtract } from './extract-types.ts';
 import type { FileGroup } from './plan.ts';
@@ -30,8 +31,16 @@ const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned: number } | null> {
   const format = renderedFormat(w);
   if (!format) return null;
-  return w.ctx.renderings!.read(format, windowFiles(w), w.sources.footerHashes, { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters });
+  const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
+  const read = await w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
+  // While others use DuckDB, queued before this window is answered the old way: the file's windows
+  // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
+  if (!read && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
+  return read;
 }
+
+/** What a rendering reads of a file: its rows, whatever the window's filters (a rendering holds them all). */
+const wholeFileSpec = (ctx: Pick<ExtractContext, 'dataDir'>, descriptor: DatasetDescriptor) => ({ descriptor, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null });
 
 /** After a window answered the old way (its connection given back): its files rendered in the background. */
 export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
@@ -47,7 +56,7 @@ export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
 export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'inMemoryRows' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
   const rows = verdict.rows ?? Infinity;
   if (!ctx.renderings || !renderable(d) || !verdict.sorted || rows > Math.min(ctx.inMemoryRows, ctx.rowLimit, ctx.groupRows)) return;
-  const spec = { descriptor: d, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null };
+  const spec = wholeFileSpec(ctx, d);
   const hashes = new Map([[file.path, verdict.footerHash]]);
   for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, true);
 }

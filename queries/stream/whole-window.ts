@@ -15,7 +15,7 @@ import { verifierOf } from './listed-files.ts';
 import { renderLater } from './rendered.ts';
 import { pageVersion, type FileGroup } from './plan.ts';
 import { idleHelpers } from './request-connection.ts';
-import { overlap, sliceCount, timeSlices } from './slices.ts';
+import { rowSlices, sliceCount } from './slices.ts';
 
 export interface WholeWindowPlan {
   group: FileGroup;
@@ -71,7 +71,7 @@ function takeSlices(w: WholeWindowCopy): Slices {
   const connections = [w.connection, ...helpers.map((h) => h.connection)];
   // Every row lies inside its partition (checked), so slicing only where window and partitions
   // overlap loses nothing and keeps a wide window over a little data from leaving slices empty.
-  const windows = w.req.window ? timeSlices(overlap(w.req.window, w.sources), connections.length) : [null];
+  const windows = w.req.window ? rowSlices(w.req.window, w.sources, connections.length) : [null];
   const base = tempFileBase(w.ctx.tempDir);
   return { helpers, connections, windows, files: windows.map((_, i) => `${base}-${i}.csv`) };
 }

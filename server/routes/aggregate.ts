@@ -31,7 +31,7 @@ export function registerAggregateRoute(app: FastifyInstance, ctx: AppContext, d:
 async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor) {
   keyedOnly(request);
   const { q, shape } = parseAggregateQuery(d, request.query as Record<string, unknown>, instantFromDate(new Date()), request.headers.accept);
-  refuseWhenSaturated(request, ctx);
+  refuseWhenSaturated(request, ctx, ctx.extract.aggregateCache != null);
   const rowLimit = ctx.config.aggregateRowLimit;
   const encoding = ctx.config.compressResponses && FORMATS[q.format].compress ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
   const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);

@@ -66,12 +66,16 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         // 1 while the start-up file checks run (WARM_FILE_CHECKS), 0 once they are done.
         fire_api_file_checks_warming: warming() ? 1 : 0,
         fire_api_rows_cache_bytes: ctx.extract.rowsCache?.size ?? 0,
+        // Groups of aggregate answers kept (at most AGGREGATE_CACHE_MB).
+        fire_api_aggregate_cache_bytes: ctx.extract.aggregateCache?.size ?? 0,
         // Disk held by rendered Features (at most RENDER_CACHE_MB), and the files rendered.
         fire_api_renderings_bytes: ctx.extract.renderings?.size ?? 0,
         fire_api_renderings_files: ctx.extract.renderings?.files ?? 0,
       }, {
         fire_api_rows_cache_hits_total: ctx.extract.rowsCache?.hits ?? 0,
         fire_api_rows_cache_misses_total: ctx.extract.rowsCache?.misses ?? 0,
+        fire_api_aggregate_cache_hits_total: ctx.extract.aggregateCache?.hits ?? 0,
+        fire_api_aggregate_cache_misses_total: ctx.extract.aggregateCache?.misses ?? 0,
         // Windows answered from renderings, and those answered the old way (a file not rendered yet).
         fire_api_renderings_hits_total: ctx.extract.renderings?.hits ?? 0,
         fire_api_renderings_misses_total: ctx.extract.renderings?.misses ?? 0,

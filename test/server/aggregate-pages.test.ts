@@ -20,7 +20,7 @@ beforeAll(async () => {
   const dir = await tempDir();
   for (const [day, rows] of Object.entries(DAYS)) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows);
   await writeChain(dir, 'hotspots', CHAIN);
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(LIMIT) });
+  server = await startServer(dir, { AGGREGATE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(LIMIT) });
 }, 60_000);
 afterAll(() => server?.close());
 

@@ -17,7 +17,8 @@ beforeAll(async () => {
   const dir = await tempDir();
   await writeSpreadHotspots(path.join(dir, 'hotspots/date=2025-08-01/a.parquet'), '2025-08-01', GROUPS);
   await writeChain(dir, 'hotspots', CHAIN);
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
+  // Computed for each request: every answer here is written from DuckDB's result chunks.
+  server = await startServer(dir, { AGGREGATE_CACHE_MB: '0' });
 }, 60_000);
 afterAll(() => server.close());
 

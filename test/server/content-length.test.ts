@@ -184,7 +184,7 @@ describe('a length on every body that could be cut silently', () => {
   });
 
   it('an HTTP/1.0 aggregate larger than TEMP_DIR_MAX_MB is a clean 503: none of the 200\'s headers, no content coding', async () => {
-    const small = await startServer(bulkDir, { TEMP_DIR_MAX_MB: '0.001', RESPONSE_CACHE_MB: '0', TEMP_DIR: `${bulkDir}/.tmp-tiny` });
+    const small = await startServer(bulkDir, { TEMP_DIR_MAX_MB: '0.001', AGGREGATE_CACHE_MB: '0', TEMP_DIR: `${bulkDir}/.tmp-tiny` });
     try {
       const request = '/api/v1/hotspots/aggregate?from=2025-07-01&to=2025-07-04&interval=hour&groupBy=grid&cell=0.01&stats=frp.sum';
       const plain = await exchange(small, request, { version: '1.0', encoding: 'gzip' });

@@ -41,8 +41,8 @@ describe('file checks warmed at start', () => {
       // The verdicts found by the warm-up process are the server's own now: a listed file is a cache
       // hit, answered without a connection (a check would need one and report the file unreadable).
       const good = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
-      const { size, mtimeMs, ino } = await stat(good);
-      const cached = await s.context.extract.checker.check(null as unknown as DuckDBConnection, hotspots, { path: good, size, mtimeMs, ino });
+      const { size, mtimeMs, ino, ctimeMs } = await stat(good);
+      const cached = await s.context.extract.checker.check(null as unknown as DuckDBConnection, hotspots, { path: good, size, mtimeMs, ino, ctimeMs });
       expect(cached).toMatchObject({ ok: true, footerHash: await hashFooter({ path: good, size, mtimeMs }), sorted: true });
       const r = await s.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-02&format=csv');
       expect(r.status).toBe(200);

@@ -41,7 +41,7 @@ const slice = (r: RenderedText, from: bigint | null, to: bigint | null) => {
   return { rows: end - first, bytes: r.text.subarray(r.offsets[first]!, r.offsets[end]!) };
 };
 
-const render = (dataDir: string, file: string) => renderCsv(c, spec(hotspots, dataDir, {}), file, path.join(work, `scratch-${copies++}`), work);
+const render = async (dataDir: string, file: string) => (await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, `scratch-${copies++}`), dir: work, hold: () => true }))!;
 
 describe('CSV lines rendered once: the bytes of the response\'s COPY', () => {
   it('hotspots\' edge values (NaN, ±Inf, -0, huge and tiny doubles, unicode, control characters, nulls), any window', async () => {

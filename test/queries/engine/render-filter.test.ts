@@ -38,7 +38,7 @@ beforeAll(async () => {
     return { file: target, keys: r.keys, offsets: r.offsets, index };
   };
   entries.geojson = await keep(await renderFeatures(c, spec(hotspots, dataDir, {}), file));
-  entries.csv = await keep(await renderCsv(c, spec(hotspots, dataDir, {}), file, path.join(work, 'scratch'), work));
+  entries.csv = await keep((await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, 'scratch'), dir: work, hold: () => true }))!);
 });
 afterAll(async () => {
   instance.closeSync();

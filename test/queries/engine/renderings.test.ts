@@ -135,6 +135,25 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     expect([small.files, small.size, small.pending, small.failures]).toEqual([0, 0, 0, 0]);
   });
 
+  it('every byte a CSV rendering writes counts: a budget its lines fit but not the scratch copy they are cut from keeps nothing, leaves nothing', async () => {
+    const probe = new Renderings(path.join(dataDir, 'tmp', 'renderings-probe'), 64 * 1024 * 1024);
+    probe.renderLater(engine, 'csv', spec, [files[0]!], hashes);
+    expect(await until(() => probe.files === 1)).toBe(true);
+    const lines = probe.size;
+    // The scratch copy holds each line after its key (16 digits of µs on that day) and a comma.
+    const { rows } = await copied([files[0]!.path], us('2025-08-01T00:00:00Z'), us('2025-08-02T00:00:00Z'));
+    const scratch = lines + rows * (String(us('2025-08-01T00:00:00Z')).length + 1);
+    const dir = path.join(dataDir, 'tmp', 'renderings-scratch');
+    const store = new Renderings(dir, Math.floor((lines + scratch) / 2));
+    store.renderLater(engine, 'csv', spec, [files[0]!], hashes);
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([store.files, store.size, store.failures]).toEqual([0, 0, 0]);
+    expect(await store.read('csv', [files[0]!], hashes, { from: null, to: null, filters: [] })).toBeNull();
+    expect(await readdir(dir)).toEqual([]);
+    store.renderLater(engine, 'csv', spec, [files[0]!], hashes);
+    expect(store.pending).toBe(0);
+  });
+
   it('a file seen by the background checks waits while every connection is held; a file asked for meanwhile is rendered before it', async () => {
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     const leases = [await engine.acquire(), await engine.acquire()];

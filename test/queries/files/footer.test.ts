@@ -1,9 +1,10 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFile, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { UnreadableFileError } from '../../../queries/errors.ts';
-import { fingerprint, hashFooter } from '../../../queries/files/footer.ts';
+import { fingerprint, hashFooter, sameFooter } from '../../../queries/files/footer.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
@@ -52,6 +53,36 @@ describe('hashFooter', () => {
   it('throws UnreadableFileError when the listed size is stale (file grew after listing)', async () => {
     const f = await file('a.parquet');
     await expect(hashFooter({ ...f, size: f.size - 1 })).rejects.toBeInstanceOf(UnreadableFileError);
+  });
+});
+
+/** A file framed as Parquet around `footer` (its bytes are only hashed, never parsed). */
+async function framed(name: string, footer: Buffer): Promise<DataFile> {
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(footer.length);
+  await writeFile(path.join(dir, name), Buffer.concat([Buffer.from('PAR1'), randomBytes(100), footer, length, Buffer.from('PAR1')]));
+  return file(name);
+}
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('sameFooter', () => {
+  it.each([10, 16_000, 16_376, 16_377, 40_000])('agrees with hashFooter for a footer of %i bytes, however many reads it takes', async (bytes) => {
+    const footer = randomBytes(bytes);
+    const f = await framed(`footer-${bytes}.parquet`, footer);
+    expect(await hashFooter(f)).toBe(sha256(footer));
+    expect(await sameFooter(f, sha256(footer))).toBe(true);
+    expect(await sameFooter(f, sha256(randomBytes(bytes)))).toBe(false);
+  });
+
+  it('is false for a file not as listed, unreadable or gone, never a throw', async () => {
+    const f = await file('a.parquet');
+    const hash = await hashFooter(f);
+    expect(await sameFooter(f, hash)).toBe(true);
+    expect(await sameFooter({ ...f, size: f.size - 1 }, hash)).toBe(false);
+    expect(await sameFooter({ ...f, mtimeMs: f.mtimeMs + 1 }, hash)).toBe(false);
+    expect(await sameFooter({ ...f, ino: (await stat(f.path)).ino + 1 }, hash)).toBe(false);
+    expect(await sameFooter(await file('truncated.parquet'), hash)).toBe(false);
+    expect(await sameFooter({ ...f, path: path.join(dir, 'gone.parquet') }, hash)).toBe(false);
   });
 });
 

@@ -50,6 +50,26 @@ describe('assertFilesUnchanged', () => {
     await expect(assertFilesUnchanged('hotspots', [f], new Map([[file, hash]]))).rejects.toBeInstanceOf(DatasetUnavailableError);
   });
 
+  it('reads the footer again only for a file whose status changed just before it was listed; its status tells for the others', async () => {
+    const s = await stat(file);
+    const f: DataFile = { path: file, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
+    const wrong = new Map([[file, '0'.repeat(64)]]);
+    // Listed a moment after its last change: the footer is read, and this one is not the hash given.
+    await expect(assertFilesUnchanged('hotspots', [{ ...f, listedMs: s.ctimeMs + 100 }], wrong)).rejects.toBeInstanceOf(DatasetUnavailableError);
+    // Listed long after it: the status is compared, the footer is not read.
+    const settled = { ...f, listedMs: s.ctimeMs + 5_000 };
+    await expect(assertFilesUnchanged('hotspots', [settled], wrong)).resolves.toBeUndefined();
+    // A rewrite in place that keeps size, inode and modification time moves the status change time
+    // (once the clock is past the tick of the last change).
+    while (Date.now() <= s.ctimeMs + 20) await new Promise((r) => setTimeout(r, 5));
+    const { readFile } = await import('node:fs/promises');
+    await writeFile(file, await readFile(file));
+    const now = await stat(file);
+    expect([now.size, now.ino, now.ctimeMs === f.ctimeMs]).toEqual([f.size, f.ino, false]);
+    await expect(assertFilesUnchanged('hotspots', [{ ...settled, mtimeMs: now.mtimeMs }], wrong)).rejects.toBeInstanceOf(DatasetUnavailableError);
+    await expect(assertFilesUnchanged('hotspots', [{ ...settled, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs }], wrong)).resolves.toBeUndefined();
+  });
+
   it('throws for a file that vanished', async () => {
     const f = await listed(file);
     await rename(file, path.join(dir, '_gone.parquet'));

@@ -12,7 +12,7 @@ function sources(first: string, days: number): Sources {
     const start = at(first) + BigInt(i) * DAY;
     return { key: formatInstant(start).slice(0, 10), start, end: start + DAY, files: [{ path: `/d/${i}.parquet`, size: 1, mtimeMs: 1 }] };
   });
-  return { partitions } as unknown as Sources;
+  return { partitions, rowsByFile: new Map() } as unknown as Sources;
 }
 
 const text = (ws: { from: bigint; to: bigint }[]) => ws.map((w) => `${formatInstant(w.from)}/${formatInstant(w.to)}`);

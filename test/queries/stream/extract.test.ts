@@ -158,8 +158,8 @@ describe('prepareExtract on a cold window', () => {
     expect(extract.returned).toBe(3000);
     for (const day of ['01', '02', '03']) {
       const file = path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`);
-      const { size, mtimeMs, ino } = await stat(file);
-      expect(checker.cached(hotspots, { path: file, size, mtimeMs, ino })).toMatchObject({ ok: true, rows: 1000 });
+      const { size, mtimeMs, ino, ctimeMs } = await stat(file);
+      expect(checker.cached(hotspots, { path: file, size, mtimeMs, ino, ctimeMs })).toMatchObject({ ok: true, rows: 1000 });
     }
     extract.dispose();
   });

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
+import type { DataFile } from '../files/data-file.ts';
+import { assertFilesUnchanged } from '../files/identity.ts';
+import { compileCount, type QuerySpec } from '../sql/compile.ts';
+import type { Engine } from './engine.ts';
+import type { RenderDisk } from './render-disk.ts';
+import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
+import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
+
+/** The text formats rendered: each file's rendering of one is its own entry. */
+export type RenderedFormat = 'geojson' | 'csv';
+
+/** A file to render, as listed and checked. */
+export interface Job {
+  format: RenderedFormat;
+  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
+  seen: boolean;
+  spec: QuerySpec;
+  file: DataFile;
+  hash: string;
+  /** Resolved once the job leaves the queue, rendered or not. */
+  done: Promise<void>;
+  settle(): void;
+}
+
+/**
+ * How a rendering ended: kept; refused (past the budget alone, not a failure); broken (failed for a
+ * cause of the file's own, not tried again); failed (a cause of the moment, tried again when next
+ * asked for); closed (the engine closed under it).
+ */
+export type Outcome = 'kept' | 'refused' | 'broken' | 'failed' | 'closed';
+
+/** Where renderings are written and the disk budget they are kept in. */
+export interface RenderPlace {
+  dir: string;
+  disk: RenderDisk;
+}
+
+/** Renders one job's file on the engine's background connection and keeps it in `place` when it fits. */
+export async function renderJob(engine: Engine, place: RenderPlace, key: string, job: Job): Promise<Outcome> {
+  // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
+  const file = path.join(place.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
+  try {
+    const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
+    await mkdir(place.dir, { recursive: true });
+    const c = await engine.backgroundConnection();
+    const rendered = await renderFile(c, place, job.format, spec, job.file.path, `${file}.copy`);
+    // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
+    if (!rendered || !place.disk.hold(rendered.text.length)) return 'refused';
+    await assertWhole(c, spec, job.file.path, rendered.keys.length);
+    const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
+    if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
+    // The rows belong to this key only if the file is still the one listed and checked.
+    await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
+    // Nothing written once the engine has closed: the process is stopping and nobody reads it.
+    if (engine.isClosed) return 'closed';
+    await writeFile(file, rendered.text);
+    place.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
+    return 'kept';
+  } catch (e) {
+    await rm(file, { force: true }).catch(() => undefined);
+    return engine.isClosed ? 'closed' : transient(e) ? 'failed' : 'broken';
+  } finally {
+    place.disk.release();
+  }
+}
+
+/** The file's text in `format`, and for GeoJSON its filter index read in the same pass (undefined: read apart). */
+async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<(RenderedText & { index?: FilterIndex | null }) | null> {
+  if (format === 'csv') return renderCsv(c, spec, file, { scratch, dir: place.dir, hold: (bytes) => place.disk.hold(bytes) });
+  const fields = filterFields(spec.descriptor);
+  const rendered = await renderFeatures(c, spec, file, fields);
+  return { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
+}
+
+/** A rendering that has not every row of its file: a cut of the moment (the engine interrupted or short of memory). */
+class CutShort extends Error {}
+
+/** The client ends a failed stream as if it had finished: a rendering is kept only with every row of its file. */
+async function assertWhole(c: DuckDBConnection, spec: QuerySpec, file: string, rows: number): Promise<void> {
+  const q = compileCount(spec, [file], null, null);
+  const [[n]] = (await c.runAndReadAll(q.sql, q.params)).getRows() as [[bigint]];
+  if (Number(n) !== rows) throw new CutShort('a rendering without every row of its file');
+}
+
+/**
+ * A failure of the moment, not of the file: a rendering cut short, the disk (full, a directory not writable, any failed
+ * system call), DuckDB's memory or interrupt. The file is tried again when next asked for.
+ */
+const transient = (e: unknown): boolean => e instanceof CutShort || isOutOfTempSpace(e) || isOutOfEngineMemory(e) || wasStopped(e) || typeof (e as NodeJS.ErrnoException | null)?.syscall === 'string';

@@ -1,0 +1,118 @@
+import type { Engine } from './engine.ts';
+import type { Job } from './render-job.ts';
+import { idle } from './render-timing.ts';
+
+/** Files waiting beyond this are not queued; they are asked for again by their next window. */
+export const MAX_QUEUED = 1000;
+/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
+const MAX_SEEN_QUEUED = 16;
+/** A window waits for its files' renderings only when they are expected done within this time. */
+export const MAX_WAIT_MS = 3000;
+/** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
+const FIRST_RENDER_MS = 250;
+/** How often seen files waiting look again whether requests still wait for DuckDB. */
+const YIELD_MS = 50;
+
+/**
+ * Files waiting to be rendered (and the one being rendered), rendered one after another in the
+ * order asked, a file only seen by the background checks after every file asked for and only while
+ * no request waits for DuckDB; and the recent pace of renderings kept, which says how far down the
+ * queue a window may wait for its file.
+ */
+export class RenderQueue {
+  private readonly jobs = new Map<string, Job>();
+  private working = false;
+  /** Set while seen files wait for the engine to be idle: when it is looked at again. */
+  private retry: NodeJS.Timeout | undefined;
+  /** How long a rendering kept takes lately (ms). */
+  private renderMs = FIRST_RENDER_MS;
+  private closed = false;
+
+  /** `render` renders a job and says whether it was kept. */
+  constructor(private readonly render: (engine: Engine, key: string, job: Job) => Promise<boolean>) {}
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  has(key: string): boolean {
+    return this.jobs.has(key);
+  }
+
+  /** Queues a file under `key` unless the queue is full (for a seen file, MAX_SEEN_QUEUED); the caller starts the work. */
+  add(key: string, job: Omit<Job, 'done' | 'settle'>): void {
+    if (this.closed || this.jobs.size >= (job.seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
+    let settle = () => undefined as void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    this.jobs.set(key, { ...job, done, settle });
+  }
+
+  /**
+   * The queued jobs of `keys`, no longer only seen, when the renderings up to the last of them are
+   * expected done within MAX_WAIT_MS (at the pace of the last ones, however loaded the cores); else null.
+   */
+  soon(engine: Engine, keys: readonly string[]): Job[] | null {
+    if (this.closed || engine.isClosed) return null;
+    const ahead = [...this.jobs.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
+    if (keys.length === 0 || !keys.every((k) => ahead.includes(k))) return null;
+    const jobs = keys.map((k) => this.jobs.get(k)!);
+    // Waited for: no longer only while the engine is idle.
+    for (const j of jobs) j.seen = false;
+    this.start(engine);
+    return jobs;
+  }
+
+  /**
+   * Nothing more is queued or started, and every job still queued is settled at once: a window
+   * waiting for one is answered the old way instead of waiting out its bound. The rendering under
+   * way ends when the engine's close interrupts it.
+   */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    for (const job of this.jobs.values()) job.settle();
+    this.jobs.clear();
+  }
+
+  start(engine: Engine): void {
+    if (!this.working && this.jobs.size > 0) void this.work(engine);
+  }
+
+  private async work(engine: Engine): Promise<void> {
+    this.working = true;
+    try {
+      // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
+      for (let next = this.next(engine); next; next = this.next(engine)) {
+        const started = performance.now();
+        // The recent pace of renderings kept, a third for the last one: a rendering's time moves with
+        // the load. One that failed or was refused early would make the next ones look sooner than they are.
+        if (await this.render(engine, next[0], next[1])) this.renderMs += (performance.now() - started - this.renderMs) / 3;
+        this.jobs.delete(next[0]);
+        next[1].settle();
+      }
+    } finally {
+      this.working = false;
+    }
+    // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
+    // a file asked for meanwhile starts the work at once instead of queueing behind them.
+    if (this.jobs.size > 0) this.retry ??= setTimeout(() => this.resume(engine), YIELD_MS).unref();
+  }
+
+  private resume(engine: Engine): void {
+    this.retry = undefined;
+    this.start(engine);
+  }
+
+  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
+  private next(engine: Engine): [string, Job] | undefined {
+    // The engine closed: none of the files left can be rendered any more.
+    if (engine.isClosed) this.close();
+    let seen: [string, Job] | undefined;
+    for (const entry of this.jobs) {
+      if (!entry[1].seen) return entry;
+      seen ??= entry;
+    }
+    return seen && idle(engine) ? seen : undefined;
+  }
+}
