@@ -149,21 +149,25 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
  * The window's groups spooled to TEMP_DIR (within TEMP_DIR_MAX_MB: a 503 when full), so that
  * memory does not grow with their number; the cut is found from each bucket's count. Read back
  * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
- * when the request is aborted, or when anything fails before.
+ * when the request is aborted, when anything fails before, or when the groups are released.
  */
 export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
-  const dispose = () => spool.dispose();
+  const dispose = () => {
+    ctx.signal.removeEventListener('abort', dispose);
+    spool.dispose();
+  };
   ctx.signal.addEventListener('abort', dispose, { once: true });
   try {
     const parts = await groupsOf(ctx, c, q, spool, held);
     ctx.signal.throwIfAborted();
-    if (!Array.isArray(parts)) return parts;
+    if (!Array.isArray(parts)) return (dispose(), parts);
     const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
     if (decided.returned <= HELD_GROUPS) return heldGroups([...readSpool(spool, parts, q.columns, decided.returned)].flat(), decided.truncated, decided.next);
-    return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned) };
+    // Groups never read (a HEAD, a failure before the body) keep their files until released.
+    return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned), release: dispose };
   } catch (e) {
-    spool.dispose();
+    dispose();
     throw e;
   }
 }

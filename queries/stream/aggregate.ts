@@ -116,11 +116,17 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     ctx.signal.throwIfAborted();
     const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
     const groups = await groupsOf(ctx, connection, spec, sources, req, decided.columns);
-    await verifierOf(req.descriptor.name, sources)(files);
-    const answer = { ...decided, groups };
-    keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
-    const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
-    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
+    try {
+      await verifierOf(req.descriptor.name, sources)(files);
+      const answer = { ...decided, groups };
+      keepGroups(ctx.rowsCache, key, answer.groups, dataVersion);
+      const parquet = FORMATS[req.format].aggregate?.kind === 'parquet';
+      return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
+    } catch (e) {
+      // No response will read these groups: their temp files go now.
+      groups.release?.();
+      throw e;
+    }
   } finally {
     request.release();
   }
