@@ -8,7 +8,8 @@ import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, resultGroups, type Groups } from './aggregate-groups.ts';
 import { chunkReader, chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
-import { readSpool, Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { readSpool } from './aggregate-spool-read.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
 import { estimatedRows } from './slices.ts';
@@ -81,6 +82,8 @@ async function spoolParts(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQu
   let [next, failed] = [0, false];
   const work = async (connection: DuckDBConnection) => {
     while (next < windows.length && !failed) {
+      // No part starts once the client has gone.
+      ctx.signal.throwIfAborted();
       const i = next++;
       const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
       parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
