@@ -7,15 +7,14 @@ import type { Compiled, QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, resultGroups, type Groups } from './aggregate-groups.ts';
 import { chunkReader, chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
-import { bucketSlices, filesIn } from './aggregate-slices.ts';
+import { bucketSlices, filesIn, rowsIn } from './aggregate-slices.ts';
 import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
 import { readSpool } from './aggregate-spool-read.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
-import { estimatedRows } from './slices.ts';
 
 /**
- * Rows in the window (estimated from the files' row counts, an upper bound on its groups) from
+ * Rows in the window (from the files' footer counts, an upper bound on its groups) from
  * which its groups are spooled to TEMP_DIR rather than held by DuckDB until sent: small enough
  * that any answer with many groups is spooled, large enough that a small one keeps the one
  * statement per part and no temp file (AGGREGATE_SPOOL_ROWS's default).
@@ -41,7 +40,7 @@ export interface SpooledQuery {
 }
 
 /** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
-export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && estimatedRows(sources, w) >= from;
+export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && rowsIn(sources, w) >= from;
 
 /** The parts' runs of groups per bucket, in order, a bucket's runs in adjacent parts joined. */
 function* partRuns(parts: readonly (SpooledPart | null)[]): Generator<[Instant, number]> {
@@ -122,19 +121,20 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
 
 /**
  * The window's groups. The first bucket-aligned part, of about PART_ROWS rows, is run alone and
- * tells how many groups a row makes here. When the whole window then looks to have at most
- * HOLD_GROUPS groups, the rest is run as a small window is (`held`: its groups held by DuckDB);
+ * tells how many groups a row makes here; the files' footer counts tell how many rows the rest
+ * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a small window is (`held`: its groups held by DuckDB);
  * otherwise the first part's groups are spooled and the rest is cut into parts of about
  * PART_GROUPS groups at that rate, spooled too.
  */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups | SpooledPart[]> {
-  const rows = (w: Window) => estimatedRows(q.sources, w);
+  const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
   const statement = statementOf(q, first);
   const probe = statement && (await c.run(statement.sql, statement.params));
   ctx.signal.throwIfAborted();
   const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
-  const perRow = (probe?.rowCount ?? 0) / Math.max(1, rows(first));
+  // A first part without rows tells nothing: one group a row, the most there can be.
+  const perRow = rows(first) >= 1 ? (probe?.rowCount ?? 0) / rows(first) : 1;
   const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
   if (expected <= HOLD_GROUPS) {
     const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
