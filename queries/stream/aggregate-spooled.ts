@@ -164,9 +164,16 @@ export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q:
   try {
     const parts = await groupsOf(ctx, c, q, spool, held);
     ctx.signal.throwIfAborted();
-    if (!Array.isArray(parts)) return (dispose(), parts);
+    if (!Array.isArray(parts)) {
+      dispose();
+      return parts;
+    }
     const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
-    if (decided.returned <= HELD_GROUPS) return heldGroups([...readSpool(spool, parts, q.columns, decided.returned)].flat(), decided.truncated, decided.next);
+    if (decided.returned <= HELD_GROUPS) {
+      const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
+      dispose();
+      return heldGroups(rows, decided.truncated, decided.next);
+    }
     // Groups never read (a HEAD, a failure before the body) keep their files until released.
     return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned), release: dispose };
   } catch (e) {

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { readdir, readlink } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/stream/aggregate-spooled.ts';
@@ -46,6 +47,21 @@ async function settled(s: TestServer): Promise<{ files: string[]; usedBytes: num
   return { files, usedBytes: s.context.extract.tempBudget.usedBytes };
 }
 
+/** The whole answer to an HTTP/1.0 GET, as text. */
+function http10(s: TestServer, url: string): Promise<string> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const headers = Object.entries(s.auth).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      socket.write(`GET ${url} HTTP/1.0\r\nhost: ${hostname}\r\n${headers}\r\n`);
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+  });
+}
+
 describe('spooled groups never read', () => {
   it('go with their temp space once a HEAD with a content coding (whose body is never written) is answered', async () => {
     expect(DAYS.length * DAY_ROWS).toBeGreaterThan(HELD_GROUPS);
@@ -54,7 +70,7 @@ describe('spooled groups never read', () => {
     expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
   }, 60_000);
 
-  it('go with their temp space when the Parquet file cannot be written after them (503)', async () => {
+  it('go with their temp space when the Parquet file, or the HTTP/1.0 body, cannot be written after them (503)', async () => {
     // Room for the spool, which takes it all as it grows in steps, none left for the Parquet file written from it.
     const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '12' });
     try {
@@ -65,6 +81,9 @@ describe('spooled groups never read', () => {
       const r = await small.get(GRID, { headers: { accept: PARQUET } });
       expect([r.status, r.headers.get('content-type')]).toEqual([503, expect.stringMatching(/^application\/problem\+json/)]);
       await r.arrayBuffer();
+      expect(await settled(small)).toEqual({ files: [], usedBytes: 0 });
+      // An HTTP/1.0 body is written whole to TEMP_DIR before it is sent: no room for it either.
+      expect((await http10(small, `${GRID}&format=csv`)).split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
       expect(await settled(small)).toEqual({ files: [], usedBytes: 0 });
     } finally {
       await small.close();
