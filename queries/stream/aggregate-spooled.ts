@@ -122,9 +122,9 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
 /**
  * The window's groups. The first bucket-aligned part, of about PART_ROWS rows, is run alone and
  * tells how many groups a row makes here; the files' footer counts tell how many rows the rest
- * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a small window is (`held`: its groups held by DuckDB);
- * otherwise the first part's groups are spooled and the rest is cut into parts of about
- * PART_GROUPS groups at that rate, spooled too.
+ * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a
+ * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
+ * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
  */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => rowsIn(q.sources, w);
