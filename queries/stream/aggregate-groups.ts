@@ -12,6 +12,8 @@ export interface Groups {
   batches(): Iterable<AggregateRow[]>;
   /** The groups can be read only once (spooled to a temp file that goes when they have been read). */
   once?: boolean;
+  /** Gives back the temp files and space of groups that may never be read (idempotent): called once the response closes, however it ends. */
+  release?(): void;
 }
 
 /** Groups held as rows (a cached answer). */

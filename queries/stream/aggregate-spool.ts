@@ -1,11 +1,11 @@
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
-import { open, rm, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { open, rm, stat, type FileHandle } from 'node:fs/promises';
 import { quoteFilePath } from '../sql/sql.ts';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import type { Reservation, TempBudget } from '../engine/temp-budget.ts';
 import type { Compiled } from '../sql/compile.ts';
 import type { Instant } from '../instant.ts';
-import { readRows, RowWriter } from './aggregate-codec.ts';
+import { RowWriter } from './aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from './aggregate-rows.ts';
 import { tempFileBase } from './copy-stream.ts';
 
@@ -28,23 +28,26 @@ export interface SpooledPart {
 
 /** Temp space is reserved for a spool in steps of this size as it grows. */
 const RESERVE_STEP_BYTES = 16 * 1024 * 1024;
-/** Bytes read back from a spool at a time. */
-const READ_BYTES = 1 << 15;
-/** Groups handed on per batch. */
-const BATCH_ROWS = 256;
 
-/** A spool's temp files and the temp space they hold; `dispose` removes them all and gives the space back (idempotent). */
+/**
+ * A spool's temp files and the temp space they hold; `dispose` removes them all and gives the
+ * space back (idempotent). The bytes counted are those on disk now: a file removed gives its
+ * share back to the files to come (the reservation itself only grows, so a part's Parquet file
+ * may briefly take more than reserved until counted, as an extract's file may).
+ */
 export class Spool {
   readonly reservation: Reservation;
   private readonly paths = new Set<string>();
   private bytes = 0;
+  private disposed = false;
 
   constructor(readonly place: SpoolPlace) {
     this.reservation = place.budget.reserve(0);
   }
 
-  /** A new temp file's path, removed with the spool. */
+  /** A new temp file's path, removed with the spool (none once it is gone: the request has ended). */
   file(suffix: string): string {
+    if (this.disposed) throw new Error('the aggregate\'s spool is gone');
     const path = `${tempFileBase(this.place.dir)}-${suffix}`;
     this.paths.add(path);
     return path;
@@ -64,10 +67,18 @@ export class Spool {
     rmSync(path, { force: true });
   }
 
-  /** Removes one of its files (the space it took stays reserved for the files to come). */
-  async remove(path: string): Promise<void> {
+  /** Removes one of its files of `size` bytes (the space it took stays reserved, for the files to come). */
+  async remove(path: string, size: number): Promise<void> {
     this.paths.delete(path);
+    this.bytes -= size;
     await rm(path, { force: true });
+  }
+
+  /** Throws, the file at `path` removed, when the spool went while the file was being created (it would outlive the request). */
+  created(path: string): void {
+    if (!this.disposed) return;
+    rmSync(path, { force: true });
+    throw new Error('the aggregate\'s spool is gone');
   }
 
   /**
@@ -75,6 +86,7 @@ export class Spool {
    * when the process stops right after the last byte (one unlink a file).
    */
   dispose(): void {
+    this.disposed = true;
     const paths = [...this.paths];
     this.paths.clear();
     this.reservation.release();
@@ -95,15 +107,18 @@ export async function spoolPart(c: DuckDBConnection, q: { statement: Compiled; l
   const file = quoteFilePath(parquet, spool.place.dir, 'TEMP_DIR');
   // Parquet has no 128-bit integer (DuckDB would write a lane's total as a double): it goes as a DECIMAL(38,0), exactly, and comes back as it was.
   const totals = (type: string) => (q.lanes === 0 ? '*' : `* REPLACE (${Array.from({ length: q.lanes }, (_, j) => `CAST(t${j} AS ${type}) AS t${j}`).join(', ')})`);
-  const copied = await c.run(`COPY (SELECT ${totals('DECIMAL(38,0)')} FROM (${q.statement.sql})) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, q.statement.params);
-  spool.grow((await stat(parquet)).size);
+  let size = 0;
   try {
+    // Inside the try: a COPY interrupted after DuckDB created its file leaves none.
+    const copied = await c.run(`COPY (SELECT ${totals('DECIMAL(38,0)')} FROM (${q.statement.sql})) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, q.statement.params);
+    spool.created(parquet);
+    spool.grow((size = (await stat(parquet)).size));
     const result = await c.stream(`SELECT ${totals('HUGEINT')} FROM read_parquet(${file})`);
     const part = await spoolChunks(result.columnNames(), () => result.fetchChunk(), spool, columns, read);
     if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
     return part;
   } finally {
-    await spool.remove(parquet);
+    await spool.remove(parquet, size);
   }
 }
 
@@ -112,6 +127,7 @@ export async function spoolChunks(names: readonly string[], next: () => Promise<
   const part: SpooledPart = { path: spool.file('part'), rows: 0, runs: [] };
   const out = await open(part.path, 'wx');
   try {
+    spool.created(part.path);
     const reader = read(names);
     const writer = new RowWriter(columns);
     for (let chunk: DuckDBDataChunk | null; (chunk = await next()) && chunk.rowCount > 0; ) {
@@ -124,7 +140,7 @@ export async function spoolChunks(names: readonly string[], next: () => Promise<
       });
       const bytes = writer.take();
       spool.grow(bytes.length);
-      await out.write(bytes);
+      await writeAll(out, bytes);
     }
     return part;
   } finally {
@@ -132,45 +148,13 @@ export async function spoolChunks(names: readonly string[], next: () => Promise<
   }
 }
 
+/** Writes all of `bytes` (a write may take fewer, on a disk nearly full). */
+async function writeAll(out: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length; ) at += (await out.write(bytes, at, bytes.length - at)).bytesWritten;
+}
+
 function countRun(runs: [Instant, number][], bucket: Instant): void {
   const last = runs.at(-1);
   if (last && last[0] === bucket) last[1]++;
   else runs.push([bucket, 1]);
-}
-
-/**
- * The spooled parts' groups in order, `count` of them, a batch at a time, read back from disk once
- * (a cut answer stops at the cut). Reading fewer than `count` throws: the transfer is cut, never
- * ended short. The spool is disposed when the read ends, however it ends.
- */
-export function* readSpool(spool: Spool, parts: readonly SpooledPart[], columns: readonly AggregateColumn[], count: number): Generator<AggregateRow[]> {
-  let left = count;
-  try {
-    for (const part of parts) {
-      if (left === 0) break;
-      const fd = openSync(part.path, 'r');
-      // Read from the open file, gone from the folder: nothing is left to remove once the read ends, however it ends.
-      spool.forget(part.path);
-      try {
-        let [buffer, held, offset] = [Buffer.allocUnsafe(READ_BYTES), 0, 0];
-        for (;;) {
-          if (held === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-          const n = readSync(fd, buffer, held, buffer.length - held, offset);
-          if (n === 0) break;
-          [held, offset] = [held + n, offset + n];
-          const { rows, at } = readRows(columns, buffer.subarray(0, held), 0, left);
-          for (let i = 0; i < rows.length; i += BATCH_ROWS) yield rows.slice(i, i + BATCH_ROWS);
-          left -= rows.length;
-          if (left === 0) break;
-          held -= at;
-          buffer.copy(buffer, 0, at, at + held);
-        }
-      } finally {
-        closeSync(fd);
-      }
-    }
-    if (left > 0) throw new Error(`the aggregate's spool held ${count - left} of the ${count} groups sent`);
-  } finally {
-    spool.dispose();
-  }
 }

@@ -7,14 +7,14 @@ import type { Compiled, QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, resultGroups, type Groups } from './aggregate-groups.ts';
 import { chunkReader, chunkVisitor, type AggregateColumn } from './aggregate-rows.ts';
-import { bucketSlices, filesIn } from './aggregate-slices.ts';
-import { readSpool, Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { bucketSlices, filesIn, rowsIn } from './aggregate-slices.ts';
+import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { readSpool } from './aggregate-spool-read.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
-import { estimatedRows } from './slices.ts';
 
 /**
- * Rows in the window (estimated from the files' row counts, an upper bound on its groups) from
+ * Rows in the window (from the files' footer counts, an upper bound on its groups) from
  * which its groups are spooled to TEMP_DIR rather than held by DuckDB until sent: small enough
  * that any answer with many groups is spooled, large enough that a small one keeps the one
  * statement per part and no temp file (AGGREGATE_SPOOL_ROWS's default).
@@ -40,7 +40,7 @@ export interface SpooledQuery {
 }
 
 /** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
-export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && estimatedRows(sources, w) >= from;
+export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && rowsIn(sources, w) >= from;
 
 /** The parts' runs of groups per bucket, in order, a bucket's runs in adjacent parts joined. */
 function* partRuns(parts: readonly (SpooledPart | null)[]): Generator<[Instant, number]> {
@@ -81,6 +81,8 @@ async function spoolParts(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQu
   let [next, failed] = [0, false];
   const work = async (connection: DuckDBConnection) => {
     while (next < windows.length && !failed) {
+      // No part starts once the client has gone.
+      ctx.signal.throwIfAborted();
       const i = next++;
       const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
       parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
@@ -119,19 +121,20 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
 
 /**
  * The window's groups. The first bucket-aligned part, of about PART_ROWS rows, is run alone and
- * tells how many groups a row makes here. When the whole window then looks to have at most
- * HOLD_GROUPS groups, the rest is run as a small window is (`held`: its groups held by DuckDB);
- * otherwise the first part's groups are spooled and the rest is cut into parts of about
- * PART_GROUPS groups at that rate, spooled too.
+ * tells how many groups a row makes here; the files' footer counts tell how many rows the rest
+ * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a
+ * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
+ * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
  */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups | SpooledPart[]> {
-  const rows = (w: Window) => estimatedRows(q.sources, w);
+  const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
   const statement = statementOf(q, first);
   const probe = statement && (await c.run(statement.sql, statement.params));
   ctx.signal.throwIfAborted();
   const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
-  const perRow = (probe?.rowCount ?? 0) / Math.max(1, rows(first));
+  // A first part without rows tells nothing: one group a row, the most there can be.
+  const perRow = rows(first) >= 1 ? (probe?.rowCount ?? 0) / rows(first) : 1;
   const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
   if (expected <= HOLD_GROUPS) {
     const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
@@ -149,21 +152,32 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
  * The window's groups spooled to TEMP_DIR (within TEMP_DIR_MAX_MB: a 503 when full), so that
  * memory does not grow with their number; the cut is found from each bucket's count. Read back
  * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
- * when the request is aborted, or when anything fails before.
+ * when the request is aborted, when anything fails before, or when the groups are released.
  */
 export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
-  const dispose = () => spool.dispose();
+  const dispose = () => {
+    ctx.signal.removeEventListener('abort', dispose);
+    spool.dispose();
+  };
   ctx.signal.addEventListener('abort', dispose, { once: true });
   try {
     const parts = await groupsOf(ctx, c, q, spool, held);
     ctx.signal.throwIfAborted();
-    if (!Array.isArray(parts)) return parts;
+    if (!Array.isArray(parts)) {
+      dispose();
+      return parts;
+    }
     const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
-    if (decided.returned <= HELD_GROUPS) return heldGroups([...readSpool(spool, parts, q.columns, decided.returned)].flat(), decided.truncated, decided.next);
-    return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned) };
+    if (decided.returned <= HELD_GROUPS) {
+      const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
+      dispose();
+      return heldGroups(rows, decided.truncated, decided.next);
+    }
+    // Groups never read (a HEAD, a failure before the body) keep their files until released.
+    return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned), release: dispose };
   } catch (e) {
-    spool.dispose();
+    dispose();
     throw e;
   }
 }

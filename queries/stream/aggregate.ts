@@ -98,9 +98,15 @@ async function computeGroups(ctx: ExtractContext, req: AggregateRequest, sources
   ctx.signal.throwIfAborted();
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   const groups = await groupsOf(ctx, connection, spec, sources, req, aggregateColumnList(req.shape));
-  await verifierOf(req.descriptor.name, sources)(files);
-  keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
-  return groups;
+  try {
+    await verifierOf(req.descriptor.name, sources)(files);
+    keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
+    return groups;
+  } catch (e) {
+    // No response will read these groups: their temp files go now.
+    groups.release?.();
+    throw e;
+  }
 }
 
 /**
@@ -125,7 +131,14 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     if (cached && !parquet) return { ...decided, groups: cached, file: null };
     const connection = await request.connection();
     const answer = { ...decided, groups: cached ?? (await computeGroups(ctx, req, sources, connection, key)) };
-    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
+    if (!parquet) return { ...answer, file: null };
+    try {
+      return { ...answer, file: await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) };
+    } catch (e) {
+      // No response will read these groups: their temp files go now.
+      answer.groups.release?.();
+      throw e;
+    }
   } finally {
     request.release();
   }

@@ -89,15 +89,16 @@ const EXACT_BELOW = 2n ** 53n;
 /**
  * The double nearest to the mean `v` ÷ `count` (count a whole number below 2^53). When the total's
  * integer is a double exactly, its division by the count is one IEEE division, itself correctly
- * rounded; a quotient of magnitude at least 2^−53 is normal, and scaling a double by a power of
- * two is exact while the result stays normal and finite. Otherwise (more bits, or a subnormal or
- * infinite result) the quotient is rounded from integers.
+ * rounded, and scaling it by a power of two is exact when the product is finite and above 2^−1022.
+ * A product of exactly 2^−1022 may be a quotient rounded up to it, whose mean lies among the
+ * subnormals and rounds to one of them: it, like every other case (more bits, a subnormal or
+ * infinite result), is rounded from integers.
  */
 export function exactMean(v: ExactValue, count: number): number {
   const t = v.scaled;
   if (t < EXACT_BELOW && t > -EXACT_BELOW && v.exponent >= -1074 && v.exponent <= 1023) {
     const quick = (Number(t) / count) * pow2(v.exponent);
-    if (Number.isFinite(quick) && Math.abs(quick) >= 2 ** -1022) return quick;
+    if (Number.isFinite(quick) && Math.abs(quick) > 2 ** -1022) return quick;
   }
   return roundRational(t, BigInt(count), v.exponent);
 }

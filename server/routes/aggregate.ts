@@ -45,6 +45,8 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
   preflightDone();
   reply.header('etag', fresh.etag()).header('vary', DATA_VARY);
   if (a === null) return reply.code(304).send();
+  // Spooled groups the body never reads (HEAD, a body that fails first) go when the response closes.
+  reply.raw.once('close', () => a.groups.release?.());
   return sendAggregate(request, reply, ctx, { d, q, a, rowLimit, encoding, signal, geometry: hasGroupGeometry(shape) });
 }
 

@@ -100,7 +100,7 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
   }
   const COUNTS = [1, 2, 3, 5, 6, 7, 10, 144, 1000, 65537, 2 ** 31 - 1, 2 ** 40 + 3, 2 ** 53 - 1];
   // The common lane's exponent, and the edges of the normal, subnormal and overflowing ranges.
-  const EXPONENTS = [-68, -52, 0, 30, -1074, -1075, -1080, -1022, -1030, -1040, -1100, 960, 970, 1000, 1023, 1024];
+  const EXPONENTS = [-68, -52, 0, 30, -1074, -1075, -1080, -1073, -1072, -1071, -1060, -1022, -1030, -1040, -1100, 960, 970, 1000, 1023, 1024];
 
   it('equals roundRational, bit for bit, over random and edge totals, counts and exponents', () => {
     let compared = 0;
@@ -115,6 +115,27 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
       }
     }
     expect(compared).toBe(4000 * COUNTS.length * EXPONENTS.length);
+  });
+
+  it('equals roundRational at the edge of the normal range, where the quotient rounded twice may land on 2^−1022', () => {
+    // The mean just below 2^−1022 rounds to the largest subnormal, not to 2^−1022 itself.
+    expect(meanOfTotal({ scaled: 3n * 2n ** 51n - 1n, exponent: -1073 }, 3)).toBe(2.225073858507201e-308);
+    let compared = 0;
+    for (let e = -1073; e <= -1060; e++) {
+      // Totals whose mean is about 2^−1022: count · 2^(52 − d) − k, scaled by 2^e, with d = e + 1074.
+      const d = BigInt(e + 1074);
+      for (const n of COUNTS.filter((c) => BigInt(c) * 2n ** (52n - d) <= 2n ** 53n)) {
+        for (const k of [0n, 1n, 2n, 3n, BigInt(n) - 1n, BigInt(n), BigInt(n) + 1n, 2n * BigInt(n) - 1n]) {
+          for (const t of [BigInt(n) * 2n ** (52n - d) - k, -(BigInt(n) * 2n ** (52n - d) - k)]) {
+            const got = meanOfTotal({ scaled: t, exponent: e }, n);
+            const want = roundRational(t, BigInt(n), e);
+            if (!Object.is(got, want)) expect({ t, n, e, got }).toEqual({ t, n, e, got: want });
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
   });
 
   it('rounds a tie of the quotient to even, and gives subnormal and infinite means as roundRational does', () => {
