@@ -11,6 +11,7 @@ const Env = z.object({
   TEMP_DIR: z.string().min(1).default('var/tmp'),
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   AGGREGATE_ROW_LIMIT: z.coerce.number().int().positive().default(100_000),
+  AGGREGATE_SPOOL_ROWS: z.coerce.number().int().min(0).default(20_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   IN_MEMORY_ROWS: z.coerce.number().int().min(0).default(50_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
@@ -67,6 +68,8 @@ export interface Config {
   rowLimit: number;
   /** Groups one aggregate response holds before it is cut on a bucket boundary. */
   aggregateRowLimit: number;
+  /** An aggregate window whose files hold at least this many rows may have its groups spooled to TEMP_DIR (0: never). */
+  aggregateSpoolRows: number;
   /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
   groupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempDir: path.resolve(e.TEMP_DIR),
     rowLimit: e.ROW_LIMIT,
     aggregateRowLimit: e.AGGREGATE_ROW_LIMIT,
+    aggregateSpoolRows: e.AGGREGATE_SPOOL_ROWS,
     groupRows: e.GROUP_ROWS,
     inMemoryRows: e.IN_MEMORY_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,

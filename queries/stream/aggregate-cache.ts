@@ -47,10 +47,11 @@ export function cachedGroups(cache: RowsCache | null | undefined, key: string | 
 /**
  * Keeps the groups of an answer when first computed (each one cost a GROUP BY over every file of
  * its window), within the cache's bounds: an answer too large for an entry is not kept, and is
- * written into the entry only until it passes the bound (never held whole for nothing).
+ * written into the entry only until it passes the bound (never held whole for nothing); spooled
+ * groups, which can be read only once, are not kept.
  */
 export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): void {
-  if (!cache || !key || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return;
+  if (!cache || !key || groups.once || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return;
   const rows: string[] = [];
   let length = 0;
   for (const batch of groups.batches()) {

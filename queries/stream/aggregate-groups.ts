@@ -8,8 +8,12 @@ export interface Groups {
   returned: number;
   truncated: boolean;
   next: Window | null;
-  /** The `returned` groups in order, a batch at a time; each call reads them afresh. */
+  /** The `returned` groups in order, a batch at a time; each call reads them afresh, unless `once`. */
   batches(): Iterable<AggregateRow[]>;
+  /** The groups can be read only once (spooled to a temp file that goes when they have been read). */
+  once?: boolean;
+  /** Gives back the temp files and space of groups that may never be read (idempotent): called once the response closes, however it ends. */
+  release?(): void;
 }
 
 /** Groups held as rows (a cached answer). */
@@ -19,25 +23,35 @@ export const heldGroups = (rows: AggregateRow[], truncated: boolean, next: Windo
 const bucketsOf = (chunk: DuckDBDataChunk) => chunk.getColumnValues(0) as bigint[];
 
 /**
- * Where the groups past the row limit are cut, from the bucket column alone: before the first
- * bucket that does not fit whole, so a walk from `next.from` sees each group once; a first bucket
- * with more groups than the limit is cut inside it and cannot be continued (`next` null), as rows
- * sharing one instant are.
+ * Where the groups past the row limit are cut, from the buckets' runs of groups in order alone:
+ * before the first bucket that does not fit whole, so a walk from `next.from` sees each group
+ * once; a first bucket with more groups than the limit is cut inside it and cannot be continued
+ * (`next` null), as rows sharing one instant are.
  */
-function cutAt(results: readonly DuckDBMaterializedResult[], limit: number, to: Instant): Omit<Groups, 'batches'> {
-  let [seen, runStart] = [0, 0];
-  let last: bigint | null = null;
+export function cutOfRuns(runs: Iterable<readonly [Instant, number]>, limit: number, to: Instant): Omit<Groups, 'batches'> {
+  let seen = 0;
+  for (const [bucket, groups] of runs) {
+    if (seen + groups > limit) return seen === 0 ? { returned: limit, truncated: true, next: null } : { returned: seen, truncated: true, next: { from: bucket, to } };
+    seen += groups;
+  }
+  return { returned: seen, truncated: false, next: null };
+}
+
+/** The buckets' runs of groups in the results, in order (a bucket never spans two parts). */
+function* runsOf(results: readonly DuckDBMaterializedResult[]): Generator<[Instant, number]> {
+  let run: [Instant, number] | null = null;
   for (const r of results) {
-    for (let i = 0; i < r.chunkCount; i++) {
-      const buckets = bucketsOf(r.getChunk(i));
-      for (const b of buckets) {
-        if (b !== last) [runStart, last] = [seen, b];
-        if (seen === limit) return runStart === 0 ? { returned: limit, truncated: true, next: null } : { returned: runStart, truncated: true, next: { from: b, to } };
-        seen++;
+    for (let i = 0, chunks = r.chunkCount; i < chunks; i++) {
+      for (const b of bucketsOf(r.getChunk(i))) {
+        if (run?.[0] === b) run[1]++;
+        else {
+          if (run) yield run;
+          run = [b, 1];
+        }
       }
     }
   }
-  return { returned: seen, truncated: false, next: null };
+  if (run) yield run;
 }
 
 /**
@@ -47,11 +61,11 @@ function cutAt(results: readonly DuckDBMaterializedResult[], limit: number, to: 
  */
 export function resultGroups(results: readonly DuckDBMaterializedResult[], limit: number, w: Window, read: (chunk: DuckDBDataChunk) => AggregateRow[]): Groups {
   const total = results.reduce((n, r) => n + r.rowCount, 0);
-  const decided = total <= limit ? { returned: total, truncated: false, next: null } : cutAt(results, limit, w.to);
+  const decided = total <= limit ? { returned: total, truncated: false, next: null } : cutOfRuns(runsOf(results), limit, w.to);
   function* batches(): Generator<AggregateRow[]> {
     let left = decided.returned;
     for (const r of results) {
-      for (let i = 0; i < r.chunkCount && left > 0; i++) {
+      for (let i = 0, chunks = r.chunkCount; i < chunks && left > 0; i++) {
         const rows = read(r.getChunk(i));
         const kept = rows.length > left ? rows.slice(0, left) : rows;
         left -= kept.length;

@@ -1,8 +1,8 @@
-import type { DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import { cellEdge, type AggregateShape } from '../sql/aggregate-shape.ts';
 import type { AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
-import { exactDouble, laneTotals, roundRational } from './exact-sum.ts';
+import { exactDouble, exactMean, laneTotals, type ExactValue } from './exact-sum.ts';
 
 /** How a column's values are written: a bucket start, text, a whole number or a double. */
 export type AggregateColumnType = 'time' | 'text' | 'integer' | 'double';
@@ -44,55 +44,105 @@ function cellPolygon(x: number, y: number, hundredths: number): AggregateGeometr
 /** A result row's value by column name. */
 export type RowValue = (name: string) => DuckDBValue | undefined;
 
+/** A result row's value by the column's position in the plan (-1: a column the result lacks). */
+type At = (column: number) => DuckDBValue | undefined;
+
+/**
+ * Where each value of a group is in compileAggregate's result, found once per statement: a row is
+ * then read by position, column by column, with no name built or looked up per row.
+ */
+interface Plan {
+  shape: AggregateShape;
+  b: number;
+  /** Per key: its column (text), or its two (grid). */
+  keys: number[][];
+  n: number;
+  /** Per stat: its column (count, minimum, maximum) or, summed, its lane. */
+  stats: { column: number; lane: number }[];
+  /** Per lane: non-null count, non-finite count, total, exponent. */
+  lanes: { c: number; f: number; t: number; a: number }[];
+  limbs: number;
+  lat: number;
+  lon: number;
+}
+
+function planOf(index: (name: string) => number, shape: AggregateShape, cols: AggregateColumns): Plan {
+  const keys = shape.keys.map((k, i) => (k.kind === 'grid' ? [index(`k${i}x`), index(`k${i}y`)] : [index(`k${i}`)]));
+  const stats = shape.stats.map((s, i) => ({ column: 'fn' in s ? index(`s${i}`) : index('n'), lane: 'fn' in s && (s.fn === 'sum' || s.fn === 'mean') ? cols.summed.indexOf(s.column) : -1 }));
+  const lanes = cols.summed.map((_, j) => ({ c: index(`c${j}`), f: index(`f${j}`), t: index(`t${j}`), a: index(`a${j}`) }));
+  const stations = cols.stations ? [index('lat'), index('lon')] : [-1, -1];
+  return { shape, b: index('b'), keys, n: index('n'), stats, lanes, limbs: index('limbs'), lat: stations[0]!, lon: stations[1]! };
+}
+
 /** A stat's value: DuckDB's for counts, minima and maxima; exact sums and means rounded once here; null over no finite values. */
-function statValue(row: RowValue, stat: AggregateShape['stats'][number], i: number, cols: AggregateColumns, totals: ReturnType<typeof laneTotals>): number | null {
-  if (!('fn' in stat)) return Number(row('n'));
+function statValue(at: At, p: Plan, i: number, totals: readonly ExactValue[]): number | null {
+  const stat = p.shape.stats[i]!;
+  const { column, lane } = p.stats[i]!;
+  if (!('fn' in stat)) return Number(at(column));
   // Not finite: null, as for sums and as every format writes it (a cached answer, kept as JSON, could hold nothing else); -0 is 0.
-  if (stat.fn !== 'sum' && stat.fn !== 'mean') return finiteOrNull(num(row(`s${i}`)));
-  const j = cols.summed.indexOf(stat.column);
-  const [count, nonFinite] = [Number(row(`c${j}`)), Number(row(`f${j}`))];
+  if (lane < 0) return finiteOrNull(num(at(column)));
+  const [count, nonFinite] = [Number(at(p.lanes[lane]!.c)), Number(at(p.lanes[lane]!.f))];
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
   if (count === 0 || nonFinite > 0) return null;
-  const total = totals[j]!;
   // Finite values past the largest double add up to an infinity, and a mean of tiny negatives can round to -0: as for minima and maxima.
-  return finiteOrNull(stat.fn === 'sum' ? exactDouble(total) : roundRational(total.scaled, BigInt(count), total.exponent));
+  return finiteOrNull(stat.fn === 'sum' ? exactDouble(totals[lane]!) : exactMean(totals[lane]!, count));
+}
+
+/** Each lane's exact total: one integer at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
+function totalsOf(at: At, p: Plan): ExactValue[] {
+  const limbs = (at(p.limbs) as string | null | undefined) ?? null;
+  const listed = limbs === null ? null : laneTotals(limbs, p.lanes.length);
+  return p.lanes.map((lane, j) => {
+    const t = at(lane.t);
+    return t === null || t === undefined ? (listed?.[j] ?? NO_TOTAL) : { scaled: t as bigint, exponent: Number(at(lane.a)) - 52 };
+  });
+}
+
+function readRow(at: At, p: Plan): AggregateRow {
+  const values: AggregateRow['values'] = [at(p.b) as bigint];
+  let geometry: AggregateGeometry = null;
+  p.keys.forEach((columns, i) => {
+    if (columns.length === 1) {
+      const key = at(columns[0]!);
+      return void values.push(key === null || key === undefined ? null : typeof key === 'string' ? key : String(key));
+    }
+    const [x, y] = [num(at(columns[0]!)), num(at(columns[1]!))];
+    const c = p.shape.cellHundredths!;
+    values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
+    if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
+  });
+  const totals = p.lanes.length ? totalsOf(at, p) : [];
+  for (let i = 0; i < p.stats.length; i++) values.push(statValue(at, p, i, totals));
+  const [lat, lon] = [num(at(p.lat)), num(at(p.lon))];
+  if (lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
+  return { values, geometry };
 }
 
 /** One result row of compileAggregate as a group. */
 export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: AggregateColumns): AggregateRow {
-  const values: AggregateRow['values'] = [row('b') as bigint];
-  let geometry: AggregateGeometry = null;
-  shape.keys.forEach((k, i) => {
-    const key = row(`k${i}`);
-    if (k.kind !== 'grid') return void values.push(key === null || key === undefined ? null : String(key));
-    const [x, y] = [num(row(`k${i}x`)), num(row(`k${i}y`))];
-    const c = shape.cellHundredths!;
-    values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
-    if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
-  });
-  // Only a group with a lane of several exponents lists them (rare): the others carry one total per lane.
-  const limbs = (row('limbs') as string | null | undefined) ?? null;
-  const listed = limbs === null ? null : laneTotals(limbs, cols.summed.length);
-  const totals = cols.summed.map((_, j) => {
-    const t = row(`t${j}`);
-    return t === null || t === undefined ? (listed?.[j] ?? NO_TOTAL) : { scaled: t as bigint, exponent: Number(row(`a${j}`)) - 52 };
-  });
-  shape.stats.forEach((s, i) => values.push(statValue(row, s, i, cols, totals)));
-  const [lat, lon] = [num(row('lat')), num(row('lon'))];
-  if (cols.stations && lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
-  return { values, geometry };
+  const names: string[] = [];
+  const p = planOf((name) => names.push(name) - 1, shape, cols);
+  return readRow((j) => (j < 0 ? undefined : row(names[j]!)), p);
 }
 
-/** Reads a result chunk of compileAggregate as groups, column by column (`names`: the result's columns). */
-export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
-  return (chunk) => {
-    const columns = chunk.getColumns();
-    const byName = new Map(names.map((name, j) => [name, columns[j]!]));
+/** Reads a result chunk of compileAggregate a group at a time (`names`: the result's columns): only the columns a group needs, by position. */
+export function chunkVisitor(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk, visit: (row: AggregateRow) => void) => void {
+  const p = planOf((name) => names.indexOf(name), shape, cols);
+  return (chunk, visit) => {
+    const vectors: (DuckDBVector | undefined)[] = [];
     // One reader per chunk, moved from row to row: no function made per row.
     let at = 0;
-    const row: RowValue = (name) => byName.get(name)?.[at];
+    const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
+    for (const count = chunk.rowCount; at < count; at++) visit(readRow(value, p));
+  };
+}
+
+/** Reads a result chunk of compileAggregate as groups. */
+export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
+  const visitor = chunkVisitor(names, shape, cols);
+  return (chunk) => {
     const rows: AggregateRow[] = [];
-    for (; at < chunk.rowCount; at++) rows.push(readAggregateRow(row, shape, cols));
+    visitor(chunk, (row) => rows.push(row));
     return rows;
   };
 }

@@ -2,14 +2,14 @@ import type { WireMeta } from '../../shared/wire.ts';
 import { formatInstant } from '../instant.ts';
 import type { Groups } from './aggregate-groups.ts';
 import type { AggregateColumn, AggregateGeometry, AggregateRow } from './aggregate-rows.ts';
-import { csvNumber, jsonNumber } from './number-text.ts';
+import { csvNumber, jsonNumber, spelled } from './number-text.ts';
 
 /** How an aggregate's groups are written as text: before them, each group, between and after them. */
 export interface AggregateText {
   kind: 'text';
   prefix(meta: WireMeta, columns: readonly AggregateColumn[]): string;
-  /** `time` spells a bucket start (the same few starts recur on every row of a bucket). */
-  row(columns: readonly AggregateColumn[], row: AggregateRow, time: (t: bigint) => string): string;
+  /** The writer of a group's text for these columns; `time` spells a bucket start (the same few starts recur on every row of a bucket). */
+  rows(columns: readonly AggregateColumn[], time: (t: bigint) => string): (row: AggregateRow) => string;
   separator: string;
   suffix: string;
 }
@@ -20,21 +20,21 @@ const csvText = (s: string) => (s === '' || needsQuotes.test(s) ? `"${s.replaceA
 
 type Time = (t: bigint) => string;
 
-function csvValue(c: AggregateColumn, v: AggregateRow['values'][number], time: Time): string {
-  if (v === null) return '';
-  if (c.type === 'time') return time(v as bigint);
-  if (c.type === 'text') return csvText(String(v));
-  if (c.type === 'integer') return String(v);
-  return csvNumber(v as number) ?? '';
-}
+/** A value's CSV text, by its column's type. */
+const CSV_VALUE: Record<AggregateColumn['type'], (v: AggregateRow['values'][number], time: Time) => string> = {
+  time: (v, time) => time(v as bigint),
+  text: (v) => csvText(v as string),
+  integer: (v) => (typeof v === 'number' ? spelled(v) : String(v)),
+  double: (v) => csvNumber(v as number) ?? '',
+};
 
-function jsonValue(c: AggregateColumn, v: AggregateRow['values'][number], time: Time): string {
-  if (v === null) return 'null';
-  if (c.type === 'time') return `"${time(v as bigint)}"`;
-  if (c.type === 'text') return JSON.stringify(v);
-  if (c.type === 'integer') return String(v);
-  return jsonNumber(v as number);
-}
+/** A value's JSON text, by its column's type. */
+const JSON_VALUE: Record<AggregateColumn['type'], (v: AggregateRow['values'][number], time: Time) => string> = {
+  time: (v, time) => `"${time(v as bigint)}"`,
+  text: (v) => JSON.stringify(v),
+  integer: (v) => (typeof v === 'number' ? spelled(v) : String(v)),
+  double: (v) => jsonNumber(v as number),
+};
 
 function geometryJson(g: AggregateGeometry): string {
   if (g === null) return 'null';
@@ -48,7 +48,17 @@ const csvHeader = (columns: readonly AggregateColumn[]) => `${columns.map((c) =>
 export const AGGREGATE_CSV: AggregateText = {
   kind: 'text',
   prefix: (_meta, columns) => csvHeader(columns),
-  row: (columns, row, time) => `${row.values.map((v, i) => csvValue(columns[i]!, v, time)).join(',')}\n`,
+  rows: (columns, time) => {
+    const spell = columns.map((c) => CSV_VALUE[c.type]);
+    return (row) => {
+      let line = '';
+      for (let i = 0; i < spell.length; i++) {
+        const v = row.values[i];
+        line += (i === 0 ? '' : ',') + (v === null || v === undefined ? '' : spell[i]!(v, time));
+      }
+      return line + '\n';
+    };
+  },
   separator: '',
   suffix: '',
 };
@@ -56,9 +66,18 @@ export const AGGREGATE_CSV: AggregateText = {
 export const AGGREGATE_GEOJSON: AggregateText = {
   kind: 'text',
   prefix: (meta) => `{"type":"FeatureCollection","meta":${JSON.stringify(meta)},"features":[`,
-  row: (columns, row, time) => {
-    const properties = row.values.map((v, i) => `${JSON.stringify(columns[i]!.name)}:${jsonValue(columns[i]!, v, time)}`).join(',');
-    return `{"type":"Feature","geometry":${geometryJson(row.geometry)},"properties":{${properties}}}\n`;
+  rows: (columns, time) => {
+    // Each property's name, spelled once: `"name":`, after a comma but the first.
+    const names = columns.map((c, i) => `${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`);
+    const spell = columns.map((c) => JSON_VALUE[c.type]);
+    return (row) => {
+      let properties = '';
+      for (let i = 0; i < spell.length; i++) {
+        const v = row.values[i];
+        properties += names[i]! + (v === null || v === undefined ? 'null' : spell[i]!(v, time));
+      }
+      return `{"type":"Feature","geometry":${geometryJson(row.geometry)},"properties":{${properties}}}\n`;
+    };
   },
   separator: ',',
   suffix: ']}\n',
@@ -71,21 +90,26 @@ function bucketTexts(): (t: bigint) => string {
 }
 
 /** The groups' text, a batch at a time, `separator` between groups. */
-function* groupTexts(text: Pick<AggregateText, 'row' | 'separator'>, columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
-  const time = bucketTexts();
+function* groupTexts(text: Pick<AggregateText, 'rows' | 'separator'>, columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
+  const row = text.rows(columns, bucketTexts());
   let first = true;
   for (const batch of groups.batches()) {
     if (batch.length === 0) continue;
-    const rows = batch.map((r) => text.row(columns, r, time)).join(text.separator);
-    yield first ? rows : text.separator + rows;
+    let body = first ? '' : text.separator;
+    for (let i = 0; i < batch.length; i++) body += (i === 0 ? '' : text.separator) + row(batch[i]!);
+    yield body;
     first = false;
   }
 }
 
-/** The body a batch of groups at a time: prefix, the groups, suffix. */
-export function* aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], groups: Groups): Generator<string> {
+/**
+ * The body a batch of groups at a time: prefix, the groups, suffix. The groups' text goes as bytes:
+ * outside the JavaScript heap while it waits for the socket, so what waits is never promoted to the
+ * heap's old space (and held there until its next full collection).
+ */
+export function* aggregateBody(text: AggregateText, meta: WireMeta, columns: readonly AggregateColumn[], groups: Groups): Generator<string | Buffer> {
   yield text.prefix(meta, columns);
-  yield* groupTexts(text, columns, groups);
+  for (const part of groupTexts(text, columns, groups)) yield Buffer.from(part);
   if (text.suffix) yield text.suffix;
 }
 

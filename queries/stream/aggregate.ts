@@ -17,6 +17,7 @@ import { hasGroupGeometry } from './aggregate-geometry.ts';
 import { bucketSlices, filesIn } from './aggregate-slices.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { sliceCount } from './slices.ts';
+import { spooledGroups, spoolsGroups } from './aggregate-spooled.ts';
 
 export interface AggregateRequest extends ExtractRequest {
   window: Window;
@@ -80,19 +81,32 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
   }
 }
 
-/** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key`. */
+/** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
+async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
+  const cols = aggregateColumns({ spec, shape: req.shape });
+  const held = (w: Window) => runParts(ctx, c, spec, sources, { ...req, window: w });
+  if (spoolsGroups(sources, req.window, ctx.aggregateSpoolRows)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, held);
+  const results = await held(req.window);
+  // An interrupt that reached the statement while it was being prepared is lost: look again.
+  ctx.signal.throwIfAborted();
+  return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
+}
+
+/** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (held groups only). */
 async function computeGroups(ctx: ExtractContext, req: AggregateRequest, sources: Sources, connection: DuckDBConnection, key: string | null): Promise<Groups> {
   const spec = await querySpec(ctx, req, sources, connection);
   ctx.signal.throwIfAborted();
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-  const results = await runParts(ctx, connection, spec, sources, req);
-  // An interrupt that reached the statement while it was being prepared is lost: look again.
-  ctx.signal.throwIfAborted();
-  await verifierOf(req.descriptor.name, sources)(files);
-  const read = chunkReader(results[0]?.columnNames() ?? [], req.shape, aggregateColumns({ spec, shape: req.shape }));
-  const groups = resultGroups(results, req.rowLimit, req.window, read);
-  keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
-  return groups;
+  const groups = await groupsOf(ctx, connection, spec, sources, req, aggregateColumnList(req.shape));
+  try {
+    await verifierOf(req.descriptor.name, sources)(files);
+    keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
+    return groups;
+  } catch (e) {
+    // No response will read these groups: their temp files go now.
+    groups.release?.();
+    throw e;
+  }
 }
 
 /**
@@ -117,7 +131,14 @@ export async function prepareAggregate(ctx: ExtractContext, req: AggregateReques
     if (cached && !parquet) return { ...decided, groups: cached, file: null };
     const connection = await request.connection();
     const answer = { ...decided, groups: cached ?? (await computeGroups(ctx, req, sources, connection, key)) };
-    return { ...answer, file: parquet ? await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) : null };
+    if (!parquet) return { ...answer, file: null };
+    try {
+      return { ...answer, file: await aggregateParquet(connection, { dir: ctx.tempDir, budget: ctx.tempBudget }, req.fileMetadata(answer), answer.columns, answer.groups, hasGroupGeometry(req.shape)) };
+    } catch (e) {
+      // No response will read these groups: their temp files go now.
+      answer.groups.release?.();
+      throw e;
+    }
   } finally {
     request.release();
   }

@@ -82,3 +82,23 @@ export function exactDouble(v: ExactValue): number {
   const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
   return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
 }
+
+/** Integers of at most 53 bits: a double holds them exactly. */
+const EXACT_BELOW = 2n ** 53n;
+
+/**
+ * The double nearest to the mean `v` ÷ `count` (count a whole number below 2^53). When the total's
+ * integer is a double exactly, its division by the count is one IEEE division, itself correctly
+ * rounded, and scaling it by a power of two is exact when the product is finite and above 2^−1022.
+ * A product of exactly 2^−1022 may be a quotient rounded up to it, whose mean lies among the
+ * subnormals and rounds to one of them: it, like every other case (more bits, a subnormal or
+ * infinite result), is rounded from integers.
+ */
+export function exactMean(v: ExactValue, count: number): number {
+  const t = v.scaled;
+  if (t < EXACT_BELOW && t > -EXACT_BELOW && v.exponent >= -1074 && v.exponent <= 1023) {
+    const quick = (Number(t) / count) * pow2(v.exponent);
+    if (Number.isFinite(quick) && Math.abs(quick) > 2 ** -1022) return quick;
+  }
+  return roundRational(t, BigInt(count), v.exponent);
+}

@@ -25,6 +25,8 @@ export interface ExtractContext {
   groupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory, no temp file (0: never). */
   inMemoryRows: number;
+  /** An aggregate window whose files hold at least this many rows may be spooled to TEMP_DIR (AGGREGATE_SPOOL_ROWS; 0: never; absent: SPOOL_ROWS). */
+  aggregateSpoolRows?: number;
   /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
   connectionsPerExtract: number;
   nowMs: number;

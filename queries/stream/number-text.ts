@@ -6,6 +6,14 @@
 
 const integral = (x: number): boolean => x === Math.trunc(x) && Math.abs(x) < 1e15;
 
+/**
+ * A finite number's shortest round-trip spelling, String(x)'s: JSON.stringify gives the same text
+ * as a short-lived string, where String (and a template) puts every new number's text in V8's
+ * number cache, in the heap's old space, kept until a full collection: a body of millions of
+ * numbers piled up there at about the rate it was written.
+ */
+export const spelled = (x: number): string => JSON.stringify(x);
+
 /** Sign, shortest significant digits and decimal exponent of a finite non-zero double. */
 function shortest(x: number): { sign: string; digits: string; exponent: number } {
   const [mantissa, exponent] = Math.abs(x).toExponential().split('e') as [string, string];
@@ -19,9 +27,9 @@ function shortest(x: number): { sign: string; digits: string; exponent: number }
  */
 export function csvNumber(x: number): string | null {
   if (!Number.isFinite(x)) return null;
-  if (integral(x)) return String(x === 0 ? 0 : x);
+  if (integral(x)) return spelled(x === 0 ? 0 : x);
   // Between 1e-4 and 1e15 both spell the shortest digits plainly, and a non-integral value has a point.
-  if (Math.abs(x) >= 1e-4 && Math.abs(x) < 1e15) return String(x);
+  if (Math.abs(x) >= 1e-4 && Math.abs(x) < 1e15) return spelled(x);
   const { sign, digits, exponent } = shortest(x);
   if (exponent >= -4 && exponent < 16) {
     if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
@@ -34,7 +42,7 @@ export function csvNumber(x: number): string | null {
 /** GeoJSON: DuckDB's to_json, which is JavaScript's spelling with `e` for `e+` and `.0` after an integral plain number; `null` when not finite. */
 export function jsonNumber(x: number): string {
   if (!Number.isFinite(x)) return 'null';
-  if (integral(x)) return String(x === 0 ? 0 : x);
-  const text = String(x).replace('e+', 'e');
+  if (integral(x)) return spelled(x === 0 ? 0 : x);
+  const text = spelled(x).replace('e+', 'e');
   return /[.e]/.test(text) ? text : `${text}.0`;
 }

@@ -11,7 +11,7 @@ export function sliceCount(w: Window | null, sources: Sources, most: number): nu
 }
 
 /** Rows of the listed files that fall in the window, assuming they spread evenly over their partitions. */
-function estimatedRows(sources: Sources, w: Window): number {
+export function estimatedRows(sources: Sources, w: Window): number {
   const parts = sources.partitions;
   if (sources.fileRows === null || parts.length === 0) return 0;
   const span = parts.at(-1)!.end - parts[0]!.start;

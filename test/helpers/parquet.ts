@@ -93,3 +93,26 @@ export async function writeSpreadHotspots(file: string, day: string, rows: numbe
     c.closeSync();
   }
 }
+
+/**
+ * Readings of `stations` stations (ST0000…) at :00 and :30 of every hour of `day`. Station s's
+ * air temperature at hour h is ordinary, except where (7s + h) mod 40 is 0–4: then its :00
+ * reading is 1e-7, 3e6, NaN or null, or both are rare (1e-7 and 3e6), so some groups' sums hold
+ * values outside the common lane or a non-finite one.
+ */
+export async function writeSpreadReadings(file: string, day: string, stations: number): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const c = await (await writer()).connect();
+  try {
+    const base = `(20.0 + (s % 17) * 0.1)`;
+    const k = `((7 * s + h) % 40)`;
+    const air = `CASE WHEN m = 1 THEN (CASE WHEN ${k} = 4 THEN 3e6 ELSE ${base} + 0.3 END) WHEN ${k} IN (0, 4) THEN 1e-7 WHEN ${k} = 1 THEN 3e6 WHEN ${k} = 2 THEN 'NaN'::DOUBLE WHEN ${k} = 3 THEN NULL ELSE ${base} END`;
+    await c.run(`COPY (
+      SELECT printf('ST%04d', s) AS "stationId", TIMESTAMPTZ '${day} 00:00:00+00' + to_minutes(h * 60 + m * 30) AS "measuredAtUtc", false AS simulated,
+        (${air})::DOUBLE AS "airTemperatureC", 40.0::DOUBLE AS "relativeHumidityPct", 3.2::DOUBLE AS "windSpeedMs", 5.1::DOUBLE AS "windGustMs",
+        270.0::DOUBLE AS "windDirectionDeg", 0.0::DOUBLE AS "precipitationMm", 11.5::DOUBLE AS "fuelMoisturePct"
+      FROM range(${stations}) a(s), range(24) b(h), range(2) c(m) ORDER BY h, m, s) TO '${file}' (FORMAT parquet)`);
+  } finally {
+    c.closeSync();
+  }
+}

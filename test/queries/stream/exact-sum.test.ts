@@ -2,7 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { col } from '../../../datasets/index.ts';
 import { jsonText, numberText } from '../../../queries/sql/sql.ts';
-import { exactDouble, laneTotals, roundRational } from '../../../queries/stream/exact-sum.ts';
+import { exactDouble, exactMean as meanOfTotal, laneTotals, roundRational } from '../../../queries/stream/exact-sum.ts';
 import { csvNumber, jsonNumber } from '../../../queries/stream/number-text.ts';
 import { exactMean, exactSum, plainSum } from '../../helpers/exact.ts';
 
@@ -82,6 +82,68 @@ describe('exact sums and means, rounded once', () => {
     expect(exactDouble(a!)).toBe(3 * 2 ** -52 + 5 * 2 ** -84);
     expect(exactDouble(b!)).toBe(0);
     expect(exactDouble(c!)).toBe(2 ** -20);
+  });
+});
+
+describe('a mean from a total of at most 53 bits, by one division', () => {
+  /** Deterministic integers of every width up to 60 bits, both signs, with the edges of 2^53. */
+  function totals(seed: number, count: number): bigint[] {
+    let s = seed >>> 0;
+    const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
+    const out = [0n, 1n, -1n, 3n, 2n ** 52n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 60n - 1n];
+    while (out.length < count) {
+      const bits = 1 + Math.floor(next() * 60);
+      const t = (BigInt(Math.floor(next() * 2 ** 30)) * 2n ** 30n + BigInt(Math.floor(next() * 2 ** 30))) >> BigInt(60 - bits);
+      out.push(next() < 0.5 ? -t : t);
+    }
+    return out;
+  }
+  const COUNTS = [1, 2, 3, 5, 6, 7, 10, 144, 1000, 65537, 2 ** 31 - 1, 2 ** 40 + 3, 2 ** 53 - 1];
+  // The common lane's exponent, and the edges of the normal, subnormal and overflowing ranges.
+  const EXPONENTS = [-68, -52, 0, 30, -1074, -1075, -1080, -1073, -1072, -1071, -1060, -1022, -1030, -1040, -1100, 960, 970, 1000, 1023, 1024];
+
+  it('equals roundRational, bit for bit, over random and edge totals, counts and exponents', () => {
+    let compared = 0;
+    for (const t of totals(27, 4000)) {
+      for (const n of COUNTS) {
+        for (const e of EXPONENTS) {
+          const got = meanOfTotal({ scaled: t, exponent: e }, n);
+          const want = roundRational(t, BigInt(n), e);
+          if (!Object.is(got, want)) expect({ t, n, e, got }).toEqual({ t, n, e, got: want });
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(4000 * COUNTS.length * EXPONENTS.length);
+  });
+
+  it('equals roundRational at the edge of the normal range, where the quotient rounded twice may land on 2^−1022', () => {
+    // The mean just below 2^−1022 rounds to the largest subnormal, not to 2^−1022 itself.
+    expect(meanOfTotal({ scaled: 3n * 2n ** 51n - 1n, exponent: -1073 }, 3)).toBe(2.225073858507201e-308);
+    let compared = 0;
+    for (let e = -1073; e <= -1060; e++) {
+      // Totals whose mean is about 2^−1022: count · 2^(52 − d) − k, scaled by 2^e, with d = e + 1074.
+      const d = BigInt(e + 1074);
+      for (const n of COUNTS.filter((c) => BigInt(c) * 2n ** (52n - d) <= 2n ** 53n)) {
+        for (const k of [0n, 1n, 2n, 3n, BigInt(n) - 1n, BigInt(n), BigInt(n) + 1n, 2n * BigInt(n) - 1n]) {
+          for (const t of [BigInt(n) * 2n ** (52n - d) - k, -(BigInt(n) * 2n ** (52n - d) - k)]) {
+            const got = meanOfTotal({ scaled: t, exponent: e }, n);
+            const want = roundRational(t, BigInt(n), e);
+            if (!Object.is(got, want)) expect({ t, n, e, got }).toEqual({ t, n, e, got: want });
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('rounds a tie of the quotient to even, and gives subnormal and infinite means as roundRational does', () => {
+    // 2^53 + 1 over 2: exactly between two doubles, rounded to the even one; a total past 53 bits takes the integer path.
+    expect(meanOfTotal({ scaled: 2n ** 54n + 2n, exponent: 0 }, 4)).toBe(2 ** 52);
+    expect(meanOfTotal({ scaled: 3n, exponent: -1075 }, 1)).toBe(roundRational(3n, 1n, -1075));
+    expect(meanOfTotal({ scaled: 2n ** 52n, exponent: 1000 }, 1)).toBe(Infinity);
+    expect(meanOfTotal({ scaled: -7n, exponent: -2000 }, 3)).toBe(roundRational(-7n, 3n, -2000));
   });
 });
 
