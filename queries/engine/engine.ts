@@ -48,6 +48,11 @@ function lockdownStatements(o: EngineOptions): string[] {
     // The OS page cache already holds hot Parquet files; DuckDB's own copy would grow with every
     // file an extract touches (memory must stay flat whatever the window).
     'SET enable_external_file_cache = false',
+    // DuckDB's allocator keeps what a statement freed for the next one (up to 128 MiB a thread
+    // after each task by default): under a burst of windows four connections held ~100 MB after
+    // it. Handed back past 8 MB a task, and purged by jemalloc's own threads as pages go idle.
+    "SET allocator_flush_threshold = '8MB'",
+    'SET allocator_background_threads = true',
     `SET allowed_directories = [${dirs.join(', ')}]`,
     'SET enable_external_access = false',
     'SET lock_configuration = true',

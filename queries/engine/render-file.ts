@@ -1,4 +1,4 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
@@ -33,6 +33,9 @@ function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: stri
   return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order: 'sort' });
 }
 
+/** A file's rows rendered elsewhere than in memory: their keys and offsets, and how many bytes their text is. */
+export type RenderedRows = Omit<RenderedText, 'text'> & { bytes: number };
+
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
  * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
@@ -40,19 +43,39 @@ function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: stri
  * fields (the filter columns) are read in the same pass, row for row: `columns`, one array each.
  */
 export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null = null): Promise<RenderedText & { columns: unknown[][] }> {
+  const parts: Buffer[] = [];
+  const rows = (await featureParts(c, spec, file, extra, (part) => (parts.push(part), true)))!;
+  return { ...rows, text: Buffer.concat(parts) };
+}
+
+/**
+ * As renderFeatures, each chunk's Features appended to `target` as it comes, so no file's text is
+ * held whole (a day's Features are 8–10 MB, twice over while joined). Null: `hold`, told the bytes
+ * written so far before each chunk, refused them (the file then holds part of the text).
+ */
+export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, target: string, hold: (bytes: number) => boolean): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
+  const out = await open(target, 'w');
+  try {
+    return await featureParts(c, spec, file, extra, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true));
+  } finally {
+    await out.close();
+  }
+}
+
+/** The file's Features a chunk at a time to `put` (with the bytes so far, this chunk's included); null once it answers false. */
+async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
   const q = keyedRows(spec, file, featureRows, extra);
   const result = await c.stream(q.sql, q.params);
   if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
-  const parts: Buffer[] = [];
   const keys: bigint[] = [];
   const offsets: number[] = [0];
   const columns: unknown[][] = Array.from({ length: result.columnCount - 2 }, () => []);
   for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
     chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
     for (const [i, column] of columns.entries()) for (const v of chunk.getColumnValues(i + 2)) column.push(v);
-    parts.push(chunkFeatures(chunk, offsets));
+    if (!(await put(chunkFeatures(chunk, offsets), offsets.at(-1)!))) return null;
   }
-  return { text: Buffer.concat(parts), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets), columns };
+  return { keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets), columns, bytes: offsets.at(-1)! };
 }
 
 /** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */

@@ -8,7 +8,7 @@ import { assertFilesUnchanged } from '../files/identity.ts';
 import { compileCount, type QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import type { RenderDisk } from './render-disk.ts';
-import { renderCsv, renderFeatures, type RenderedText } from './render-file.ts';
+import { renderCsv, writeFeatures, type RenderedRows } from './render-file.ts';
 import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
@@ -44,37 +44,47 @@ export interface RenderPlace {
 export async function renderJob(engine: Engine, place: RenderPlace, key: string, job: Job): Promise<Outcome> {
   // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
   const file = path.join(place.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
+  let kept = false;
   try {
     const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
     await mkdir(place.dir, { recursive: true });
     const c = await engine.backgroundConnection();
-    const rendered = await renderFile(c, place, job.format, spec, job.file.path, `${file}.copy`);
+    const rendered = await renderFile(c, place, job.format, spec, job.file.path, file);
     // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
-    if (!rendered || !place.disk.hold(rendered.text.length)) return 'refused';
+    if (!rendered) return 'refused';
     await assertWhole(c, spec, job.file.path, rendered.keys.length);
     const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
     // The rows belong to this key only if the file is still the one listed and checked.
     await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
-    // Nothing written once the engine has closed: the process is stopping and nobody reads it.
+    // Nothing kept once the engine has closed: the process is stopping and nobody reads it.
     if (engine.isClosed) return 'closed';
-    await writeFile(file, rendered.text);
-    place.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.text.length);
+    place.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.bytes);
+    kept = true;
     return 'kept';
   } catch (e) {
-    await rm(file, { force: true }).catch(() => undefined);
     return engine.isClosed ? 'closed' : transient(e) ? 'failed' : 'broken';
   } finally {
+    if (!kept) await rm(file, { force: true }).catch(() => undefined);
     place.disk.release();
   }
 }
 
-/** The file's text in `format`, and for GeoJSON its filter index read in the same pass (undefined: read apart). */
-async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, scratch: string): Promise<(RenderedText & { index?: FilterIndex | null }) | null> {
-  if (format === 'csv') return renderCsv(c, spec, file, { scratch, dir: place.dir, hold: (bytes) => place.disk.hold(bytes) });
+/**
+ * The file's text in `format` written to `target` within the disk budget (null: past it alone), and
+ * for GeoJSON its filter index read in the same pass (undefined: read apart).
+ */
+async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, target: string): Promise<(RenderedRows & { index?: FilterIndex | null }) | null> {
+  const hold = (bytes: number) => place.disk.hold(bytes);
+  if (format === 'csv') {
+    const csv = await renderCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold });
+    if (!csv || !hold(csv.text.length)) return null;
+    await writeFile(target, csv.text);
+    return { keys: csv.keys, offsets: csv.offsets, bytes: csv.text.length };
+  }
   const fields = filterFields(spec.descriptor);
-  const rendered = await renderFeatures(c, spec, file, fields);
-  return { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
+  const rendered = await writeFeatures(c, spec, file, fields, target, hold);
+  return rendered && { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
 }
 
 /** A rendering that has not every row of its file: a cut of the moment (the engine interrupted or short of memory). */
