@@ -44,23 +44,69 @@ export function cachedGroups(cache: RowsCache | null | undefined, key: string | 
   return heldGroups(kept.rows, kept.truncated, kept.next);
 }
 
+/** Builds a cache entry a group at a time as an answer's groups are read; `finish` keeps it. */
+interface Keeper {
+  add(row: AggregateRow): void;
+  /** Whether the groups added so far passed the entry bound (nothing will be kept). */
+  readonly full: boolean;
+  /** Keeps the entry: only with every group of the answer added, under the bound. */
+  finish(): void;
+}
+
+/** A keeper for `groups` under `key`, or null when the answer cannot be kept (no cache, no key, too many groups for an entry). */
+function keeperOf(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): Keeper | null {
+  if (!cache || !key || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return null;
+  let rows: string[] = [];
+  let length = 0;
+  return {
+    add(row) {
+      if (length > cache.maxEntryBytes) return;
+      const text = toJson(row);
+      length += text.length + 1;
+      // Past the bound the rows written so far are let go: never held whole for nothing.
+      if (length > cache.maxEntryBytes) rows = [];
+      else rows.push(text);
+    },
+    get full() {
+      return length > cache.maxEntryBytes;
+    },
+    finish() {
+      if (length > cache.maxEntryBytes || rows.length !== groups.returned) return;
+      const bytes = Buffer.from(`{"truncated":${groups.truncated},"next":${toJson(groups.next)},"rows":[${rows.join(',')}]}`);
+      cache.set(key, { bytes, returned: rows.length, dataVersion });
+    },
+  };
+}
+
+/** Spooled groups whose one read also fills the keeper, kept only when the read ends with every group (an aborted or failed read keeps nothing). */
+function keptAsRead(groups: Groups, keeper: Keeper): Groups {
+  return {
+    ...groups,
+    *batches() {
+      for (const batch of groups.batches()) {
+        for (const row of batch) keeper.add(row);
+        yield batch;
+      }
+      keeper.finish();
+    },
+  };
+}
+
 /**
  * Keeps the groups of an answer when first computed (each one cost a GROUP BY over every file of
  * its window), within the cache's bounds: an answer too large for an entry is not kept, and is
- * written into the entry only until it passes the bound (never held whole for nothing); spooled
- * groups, which can be read only once, are not kept.
+ * written into the entry only until it passes the bound (never held whole for nothing). Spooled
+ * groups, which can be read only once, are kept as the response reads them: the groups returned
+ * then fill the entry on that read.
  */
-export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): void {
-  if (!cache || !key || groups.once || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return;
-  const rows: string[] = [];
-  let length = 0;
+export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): Groups {
+  const keeper = keeperOf(cache, key, groups, dataVersion);
+  if (!keeper) return groups;
+  if (groups.once) return keptAsRead(groups, keeper);
   for (const batch of groups.batches()) {
-    for (const row of batch) {
-      rows.push(toJson(row));
-      length += rows.at(-1)!.length + 1;
-      if (length > cache.maxEntryBytes) return;
-    }
+    for (const row of batch) keeper.add(row);
+    if (keeper.full) return groups;
   }
-  const bytes = Buffer.from(`{"truncated":${groups.truncated},"next":${toJson(groups.next)},"rows":[${rows.join(',')}]}`);
-  cache.set(key, { bytes, returned: rows.length, dataVersion });
+  keeper.finish();
+  return groups;
 }

@@ -26,7 +26,8 @@ beforeAll(async () => {
   for (const day of DAYS) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, DAY_ROWS);
   for (const day of JULY) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 1);
   await writeChain(dir, 'hotspots', CHAIN);
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
+  // Without the aggregate cache: each request computes and spools its answer.
+  server = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -72,7 +73,7 @@ describe('spooled groups never read', () => {
 
   it('go with their temp space when the Parquet file, or the HTTP/1.0 body, cannot be written after them (503)', async () => {
     // Room for the spool, which takes it all as it grows in steps, none left for the Parquet file written from it.
-    const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '12' });
+    const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '12' });
     try {
       const csv = await small.get(`${GRID}&format=csv`);
       expect([csv.status, Number(csv.headers.get('x-returned'))]).toEqual([200, DAYS.length * DAY_ROWS]);
