@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { readdirSync } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -68,6 +69,26 @@ describe('spooled groups never read', () => {
     expect(DAYS.length * DAY_ROWS).toBeGreaterThan(HELD_GROUPS);
     const r = await server.get(GRID, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
     expect([r.status, r.headers.get('content-encoding'), Number(r.headers.get('x-returned'))]).toEqual([200, 'gzip', DAYS.length * DAY_ROWS]);
+    expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
+  }, 60_000);
+
+  it('are counted for a HEAD without a content coding as they are read, the event loop turning: the length of the GET\'s body', async () => {
+    const folders = () => readdirSync(path.join(dir, '.tmp')).filter((f) => f.startsWith(`extracts-${process.pid}`));
+    const parts = () => folders().flatMap((f) => readdirSync(path.join(dir, '.tmp', f))).filter((f) => f.endsWith('-part')).length;
+    // Parts only come until the read begins, then leave the folder one by one as each is opened: fewer seen, but some, is mid-read.
+    let [most, midRead, polling] = [0, false, true];
+    const poll = () => {
+      const n = parts();
+      if (n > 0 && n < most) midRead = true;
+      most = Math.max(most, n);
+      if (polling) setImmediate(poll);
+    };
+    poll();
+    const identity = { 'accept-encoding': 'identity' };
+    const head = await server.get(GRID, { method: 'HEAD', headers: identity }).finally(() => (polling = false));
+    const get = await server.get(GRID, { headers: identity });
+    expect([head.status, most >= 2, midRead]).toEqual([200, true, true]);
+    expect(Number(head.headers.get('content-length'))).toBe((await get.arrayBuffer()).byteLength);
     expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
   }, 60_000);
 
