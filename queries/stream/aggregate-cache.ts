@@ -13,12 +13,25 @@ interface Kept {
 /** The fewest bytes a group takes in the cache (`{"values":[{"bigint":"<bucket>"}],"geometry":null}`): more groups than the entry bound allows are not read for it. */
 const LEAST_GROUP_BYTES = 40;
 
+/** How JSON.stringify writes the object −0 is replaced with; in JSON text `{"` only ever begins an object, never lies inside a string. */
+const NEGATIVE_ZERO = '{"-0":0}';
+
 /**
  * Bucket starts and window bounds are bigints: kept as `{"bigint":"<digits>"}`, an object no value
- * of a group is (a text key such as "12n" stays text). Non-finite numbers and -0 are written as
- * null and 0 either way.
+ * of a group is (a text key such as "12n" stays text). −0 (a station on the prime meridian, its
+ * WKB's sign bit set in Arrow and Parquet) is spelled `-0`, which JSON.parse reads back as −0
+ * (JSON.stringify would write 0). Non-finite numbers are written as null either way.
  */
-const toJson = (g: unknown) => JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? { bigint: String(v) } : v));
+function toJson(g: unknown): string {
+  let signed = false;
+  const text = JSON.stringify(g, (_k, v: unknown) => {
+    if (typeof v === 'bigint') return { bigint: String(v) };
+    if (!Object.is(v, -0)) return v;
+    signed = true;
+    return { '-0': 0 };
+  });
+  return signed ? text.replaceAll(NEGATIVE_ZERO, '-0') : text;
+}
 const bigintOf = (v: unknown) => (v !== null && typeof v === 'object' && 'bigint' in v ? BigInt(v.bigint as string) : v);
 
 /** Parsed without a reviver (it would be called for every coordinate of every cell), then only the values and bounds turned back into bigints. */
