@@ -53,8 +53,9 @@ export class Spool {
     return path;
   }
 
-  /** Room for `more` bytes besides those held, reserved a step at a time while there is room (a 503 when the budget is full, as for extracts). */
+  /** Room for `more` bytes besides those held, reserved a step at a time while there is room (a 503 when the budget is full, as for extracts); none once the spool is gone. */
   grow(more: number): void {
+    if (this.disposed) throw new Error('the aggregate\'s spool is gone');
     this.bytes += more;
     if (this.bytes <= this.reservation.bytes) return;
     const budget = this.place.budget;

@@ -92,7 +92,7 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
   return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
 }
 
-/** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (held groups only). */
+/** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (spooled groups as they are read). */
 async function computeGroups(ctx: ExtractContext, req: AggregateRequest, sources: Sources, connection: DuckDBConnection, key: string | null): Promise<Groups> {
   const spec = await querySpec(ctx, req, sources, connection);
   ctx.signal.throwIfAborted();
@@ -100,8 +100,8 @@ async function computeGroups(ctx: ExtractContext, req: AggregateRequest, sources
   const groups = await groupsOf(ctx, connection, spec, sources, req, aggregateColumnList(req.shape));
   try {
     await verifierOf(req.descriptor.name, sources)(files);
-    keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
-    return groups;
+    // Checked before the first byte: spooled groups kept as they are read are of these files.
+    return keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
   } catch (e) {
     // No response will read these groups: their temp files go now.
     groups.release?.();

@@ -85,10 +85,10 @@ async function* paced(body: Iterable<string | Buffer>): AsyncGenerator<string | 
   }
 }
 
-/** The body's length, written and counted without being held. */
-function lengthOf(body: Iterable<string | Buffer>): number {
+/** The body's length, written and counted without being held, the event loop turning as it is written (a spooled answer's is hundreds of MB). */
+async function lengthOf(body: AsyncIterable<string | Buffer>): Promise<number> {
   let bytes = 0;
-  for (const part of body) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  for await (const part of body) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
   return bytes;
 }
 
@@ -108,7 +108,11 @@ async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: 
     reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);
     return encoding === 'identity' ? reply : reply.header('content-encoding', encoding);
   };
-  if (request.method === 'HEAD') return (encoding === 'identity' ? head().header('content-length', lengthOf(body())) : head()).send();
+  if (request.method === 'HEAD') {
+    // Counted before any header is set: a count that fails is a problem without them.
+    const length = encoding === 'identity' ? await lengthOf(paced(body())) : null;
+    return (length === null ? head() : head().header('content-length', length)).send();
+  }
   if (a.file) {
     const whole = encoding === 'identity' ? a.file : await encodeWhole(paced(body()), encoding);
     return head().header('content-length', whole.length).send(whole);

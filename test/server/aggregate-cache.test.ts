@@ -2,10 +2,13 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
+import { sensorReadings } from '../../datasets/sensor-readings.ts';
+import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { writeAggregateData } from '../helpers/aggregate-data.ts';
 import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';
-import { hotspot } from '../helpers/fixtures.ts';
+import { hotspot, reading, station, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const H = '/api/v1/hotspots/aggregate';
@@ -72,6 +75,21 @@ describe('aggregate answers are kept when first computed (AGGREGATE_CACHE_MB, on
       expect((await body(plain, url, accept)).bytes.equals(computed.bytes)).toBe(true);
     }
     expect(await counts(plain)).toEqual({ hits: 0, misses: 0 });
+  });
+
+  it('keeps −0 as it is: a station on the prime meridian and the equator, a minimum of −0 °C, the same bytes from the cache in every format', async () => {
+    const dir = await tempDir();
+    await writeParquet(path.join(dir, 'sensor-stations/stations.parquet'), sensorStations, [station('ST0001', { latitude: -0, longitude: -0 })]);
+    const rows = ['00', '30'].map((m) => reading('ST0001', `2024-03-01T00:${m}:00Z`, { airTemperatureC: -0, windSpeedMs: m === '00' ? -0 : 0 }));
+    await writeParquet(path.join(dir, 'sensor-readings/date=2024-03-01/a.parquet'), sensorReadings, rows);
+    for (const d of ['sensor-stations', 'sensor-readings']) await writeChain(dir, d, CHAIN);
+    const [cached, plain] = [await serve({}, dir), await serve({ AGGREGATE_CACHE_MB: '0' }, dir)];
+    const url = '/api/v1/sensor-readings/aggregate?from=2024-03-01&to=2024-03-02&interval=hour&groupBy=stationId&stats=airTemperatureC.min,airTemperatureC.max,windSpeedMs.min,windSpeedMs.max';
+    for (const [format, accept] of [['', ARROW], ['', PARQUET], ['', undefined], ['&format=csv', undefined]] as const) {
+      const [computed, fromCache, reference] = [await body(cached, url + format, accept), await body(cached, url + format, accept), await body(plain, url + format, accept)];
+      expect([fromCache.bytes.equals(computed.bytes), computed.bytes.equals(reference.bytes)]).toEqual([true, true]);
+    }
+    expect((await counts(cached)).hits).toBe(4);
   });
 
   it('a replaced file is a new data version: its answer is computed, never the cached one', async () => {

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { readdirSync } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -26,7 +27,8 @@ beforeAll(async () => {
   for (const day of DAYS) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, DAY_ROWS);
   for (const day of JULY) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 1);
   await writeChain(dir, 'hotspots', CHAIN);
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
+  // Without the aggregate cache: each request computes and spools its answer.
+  server = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -70,9 +72,29 @@ describe('spooled groups never read', () => {
     expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
   }, 60_000);
 
+  it('are counted for a HEAD without a content coding as they are read, the event loop turning: the length of the GET\'s body', async () => {
+    const folders = () => readdirSync(path.join(dir, '.tmp')).filter((f) => f.startsWith(`extracts-${process.pid}`));
+    const parts = () => folders().flatMap((f) => readdirSync(path.join(dir, '.tmp', f))).filter((f) => f.endsWith('-part')).length;
+    // Parts only come until the read begins, then leave the folder one by one as each is opened: fewer seen, but some, is mid-read.
+    let [most, midRead, polling] = [0, false, true];
+    const poll = () => {
+      const n = parts();
+      if (n > 0 && n < most) midRead = true;
+      most = Math.max(most, n);
+      if (polling) setImmediate(poll);
+    };
+    poll();
+    const identity = { 'accept-encoding': 'identity' };
+    const head = await server.get(GRID, { method: 'HEAD', headers: identity }).finally(() => (polling = false));
+    const get = await server.get(GRID, { headers: identity });
+    expect([head.status, most >= 2, midRead]).toEqual([200, true, true]);
+    expect(Number(head.headers.get('content-length'))).toBe((await get.arrayBuffer()).byteLength);
+    expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
+  }, 60_000);
+
   it('go with their temp space when the Parquet file, or the HTTP/1.0 body, cannot be written after them (503)', async () => {
     // Room for the spool, which takes it all as it grows in steps, none left for the Parquet file written from it.
-    const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '12' });
+    const small = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '12' });
     try {
       const csv = await small.get(`${GRID}&format=csv`);
       expect([csv.status, Number(csv.headers.get('x-returned'))]).toEqual([200, DAYS.length * DAY_ROWS]);

@@ -34,6 +34,8 @@ let held: TestServer;
 let cut: TestServer;
 /** A temp budget no spool of the grid fits in: a 503 there shows an answer is spooled. */
 let tiny: TestServer;
+/** The aggregate cache on, each entry room for the grid's groups. */
+let kept: TestServer;
 beforeAll(async () => {
   dir = await tempDir();
   for (const day of DAYS) {
@@ -46,8 +48,10 @@ beforeAll(async () => {
   const registry = Array.from({ length: REGISTERED }, (_, s) => station(`ST${String(s).padStart(4, '0')}`, { latitude: 38 + s / 1000, longitude: -9 + s / 1000 }));
   await writeParquet(path.join(dir, 'sensor-stations/stations.parquet'), sensorStations, registry);
   for (const d of ['hotspots', 'sensor-readings', 'sensor-stations']) await writeChain(dir, d, CHAIN);
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0' });
-  held = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_SPOOL_ROWS: '0' });
+  // Without the aggregate cache, each request here computes and spools its answer.
+  server = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' });
+  held = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', AGGREGATE_SPOOL_ROWS: '0' });
+  kept = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '64' });
   // Two days' groups fit under the limit, three do not.
   cut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(2 * DAY_ROWS + 1) });
   tiny = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '1' });
@@ -57,8 +61,11 @@ afterAll(async () => {
   await held?.close();
   await cut?.close();
   await tiny?.close();
+  await kept?.close();
 });
 
+const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
+const counts = async (s: TestServer) => ({ hits: await metric(s, 'fire_api_aggregate_cache_hits_total'), misses: await metric(s, 'fire_api_aggregate_cache_misses_total') });
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 const text = async (s: TestServer, url: string) => {
   const r = await s.get(url);
@@ -142,6 +149,39 @@ describe('an aggregate of many groups, spooled', () => {
     expect(await waitFor(() => budget.usedBytes === 0, 30_000)).toBe(true);
     let left: string[] = ['?'];
     expect(await waitFor(() => (void openSpools().then((f) => (left = f)), left.length === 0), 30_000)).toBe(true);
+  });
+
+  it('is kept by the aggregate cache as it is first read: the same request again is a hit, byte for byte the answer computed and held', async () => {
+    const grid = `/api/v1/hotspots/aggregate?${WINDOW}${GRID}`;
+    const stations = `/api/v1/sensor-readings/aggregate?${WINDOW}&interval=hour&groupBy=stationId&stats=airTemperatureC.sum,airTemperatureC.max`;
+    const clockless = (b: Buffer) => b.toString().replace(/"ageSeconds":\d+/, '"ageSeconds":0');
+    let asked = 0;
+    for (const url of [grid, stations]) {
+      for (const [format, accept] of [['&format=csv', undefined], ['', undefined], ['', ARROW], ['', PARQUET]] as const) {
+        const [first, again, reference] = [await fetchBytes(kept.get, url + format, accept), await fetchBytes(kept.get, url + format, accept), await fetchBytes(held.get, url + format, accept)];
+        expect(await counts(kept)).toEqual({ hits: ++asked, misses: asked });
+        expect([first.status, Number(first.headers.get('x-returned')) > HELD_GROUPS]).toEqual([200, true]);
+        const same = (a: Buffer, b: Buffer) => (format === '' && accept === undefined ? clockless(a) === clockless(b) : a.equals(b));
+        expect([same(again.bytes, first.bytes), same(first.bytes, reference.bytes)]).toEqual([true, true]);
+      }
+    }
+    expect(await openSpools()).toEqual([]);
+  });
+
+  it('keeps nothing of a spooled answer whose client hangs up mid-body', async () => {
+    const url = `/api/v1/hotspots/aggregate?${WINDOW}&interval=day&groupBy=grid&cell=0.01&stats=frp.max`;
+    const before = await counts(kept);
+    let received: http.IncomingMessage | undefined;
+    const request = stalledGet(`${kept.url}${url}`, kept.auth, (res) => (received = res));
+    expect(await waitFor(() => received !== undefined, 60_000)).toBe(true);
+    // The spool is still held: its read has not ended, the client reading nothing.
+    expect(kept.context.extract.tempBudget.usedBytes).toBeGreaterThan(0);
+    request.destroy();
+    expect(await waitFor(() => kept.context.extract.tempBudget.usedBytes === 0, 30_000)).toBe(true);
+    const next = await kept.get(url);
+    expect(next.status).toBe(200);
+    await next.arrayBuffer();
+    expect(await counts(kept)).toEqual({ hits: before.hits, misses: before.misses + 2 });
   });
 
   it('is a 503 with Retry-After when the temp budget cannot hold it, as an extract is, and leaves no file', async () => {

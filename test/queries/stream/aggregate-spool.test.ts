@@ -56,6 +56,14 @@ describe('a spool of groups', () => {
     expect([budget.usedBytes, await readdir(dir)]).toEqual([0, []]);
   });
 
+  it('reserves no space once disposed: a part that grows after the request has ended throws', () => {
+    const spool = spoolIn();
+    spool.grow(100);
+    spool.dispose();
+    expect(() => spool.grow(100)).toThrow();
+    expect(budget.usedBytes).toBe(0);
+  });
+
   it('throws rather than fill a part that ends inside a group with the next part\'s groups', async () => {
     const partsIn = async (spool: Spool) => [await partOf(spool, [row(1n, 1), row(1n, 2), row(2n, 3)]), await partOf(spool, [row(3n, 4), row(3n, 5), row(4n, 6)])];
     // Whole, the first five groups (a cut answer) are read back as written.
