@@ -54,7 +54,10 @@ async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<
   throw new Error(`server did not answer /healthz within ${timeoutMs} ms\n${server.outputTail()}`);
 }
 
-/** The real server, `node bin/fire-api.js serve`, as a child process configured only through its environment. */
+/** Node's flags as the shipped systemd unit and `npm start` run the server (test/meta/node-flags.test.ts keeps them equal). */
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/** The real server, `node bin/fire-api.js serve` with SERVER_NODE_FLAGS, as a child process configured only through its environment. */
 export async function startServer(
   env: Record<string, string>,
   requestHeaders: Record<string, string>,
@@ -63,7 +66,7 @@ export async function startServer(
 ): Promise<ServerProcess> {
   const port = Number(env.PORT);
   const child = ownChild(
-    spawn(process.execPath, [...nodeArgs, 'bin/fire-api.js', 'serve'], {
+    spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, 'bin/fire-api.js', 'serve'], {
       cwd: REPO_ROOT,
       env: { ...parentEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import { waitFor } from '../helpers/http.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SHIPPED_UNIT = path.join(ROOT, 'deploy/systemd/fire-api@.service');
 export const SHIPPED_ENV = path.join(ROOT, 'deploy/systemd/fire-api.env');
-const SHIPPED_EXEC = '/usr/bin/node /opt/fire-api/bin/fire-api.js serve';
+const SHIPPED_EXEC = '/usr/bin/node --max-semi-space-size=2 /opt/fire-api/bin/fire-api.js serve';
 
 /** This machine's stand-ins for the shipped paths and addresses. */
 export interface Site {
@@ -47,11 +47,11 @@ export async function unitEnvironment(port: number, site: Site): Promise<Record<
   return { ...env, ...local };
 }
 
-/** The unit's ExecStart as this checkout runs it: this Node, this repository's bin/fire-api.js. */
+/** The unit's ExecStart as this checkout runs it: this Node with the unit's flags, this repository's bin/fire-api.js. */
 export async function unitCommand(): Promise<string[]> {
   const [exec] = await unitSettings('ExecStart');
   if (exec !== SHIPPED_EXEC) throw new Error(`the shipped unit runs "${exec}", the test expects "${SHIPPED_EXEC}": update the test`);
-  return [process.execPath, path.join(ROOT, 'bin/fire-api.js'), 'serve'];
+  return [process.execPath, '--max-semi-space-size=2', path.join(ROOT, 'bin/fire-api.js'), 'serve'];
 }
 
 interface LogLine {
