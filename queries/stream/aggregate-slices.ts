@@ -2,7 +2,7 @@ import type { Sources } from '../files/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { Interval } from '../sql/aggregate-shape.ts';
 import type { Window } from '../window.ts';
-import { estimatedRows, rowSlices } from './slices.ts';
+import { rowSlices } from './slices.ts';
 
 const HOUR = 3_600_000_000n;
 const DAY = 24n * HOUR;
@@ -45,23 +45,3 @@ export function bucketSlices(w: Window, sources: Sources, n: number, interval: I
 /** The files of the partitions that overlap `w`. */
 export const filesIn = (sources: Sources, w: Window): string[] =>
   sources.partitions.filter((p) => p.start < w.to && p.end > w.from).flatMap((p) => p.files.map((f) => f.path));
-
-/**
- * Rows of the listed files in `w` by their footer counts, each partition's spread evenly over it
- * (a season's rows are seldom spread over the year); spread over all partitions when a count is unknown.
- */
-export function rowsIn(sources: Sources, w: Window): number {
-  let rows = 0;
-  for (const p of sources.partitions) {
-    const [from, to] = [p.start > w.from ? p.start : w.from, p.end < w.to ? p.end : w.to];
-    if (from >= to) continue;
-    let n = 0;
-    for (const f of p.files) {
-      const r = sources.rowsByFile.get(f.path);
-      if (r === undefined) return estimatedRows(sources, w);
-      n += r;
-    }
-    rows += (n * Number(to - from)) / Number(p.end - p.start);
-  }
-  return rows;
-}

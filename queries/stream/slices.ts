@@ -7,11 +7,11 @@ const SPLIT_MIN_ROWS = 10_000;
 
 /** How many time slices a whole-window copy is worth: `most` (one per connection it may use) when it has enough rows, else one. */
 export function sliceCount(w: Window | null, sources: Sources, most: number): number {
-  return w && w.to - w.from > 1n && estimatedRows(sources, w) >= SPLIT_MIN_ROWS ? most : 1;
+  return w && w.to - w.from > 1n && rowsIn(sources, w) >= SPLIT_MIN_ROWS ? most : 1;
 }
 
-/** Rows of the listed files that fall in the window, assuming they spread evenly over their partitions. */
-export function estimatedRows(sources: Sources, w: Window): number {
+/** Rows of the listed files that fall in the window, assuming they spread evenly over all partitions. */
+function estimatedRows(sources: Sources, w: Window): number {
   const parts = sources.partitions;
   if (sources.fileRows === null || parts.length === 0) return 0;
   const span = parts.at(-1)!.end - parts[0]!.start;
@@ -57,6 +57,16 @@ function stretches(w: Window, sources: Sources): Stretch[] | null {
     out.push({ from, to, rows: (rows * Number(to - from)) / Number(p.end - p.start) });
   }
   return out;
+}
+
+/**
+ * Rows of the listed files in `w` by their footer counts, each partition's spread evenly over it
+ * (a season's rows are seldom spread over the year); spread over all partitions when a count is
+ * unknown or partitions overlap.
+ */
+export function rowsIn(sources: Sources, w: Window): number {
+  const parts = stretches(w, sources);
+  return parts ? parts.reduce((sum, s) => sum + s.rows, 0) : estimatedRows(sources, w);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sources } from '../../../queries/files/preflight.ts';
 import { formatInstant, parseInstant } from '../../../queries/instant.ts';
-import { rowSlices } from '../../../queries/stream/slices.ts';
+import { rowSlices, rowsIn, sliceCount } from '../../../queries/stream/slices.ts';
 import { bucketSlices } from '../../../queries/stream/aggregate-slices.ts';
 
 const at = (text: string) => parseInstant(text)!;
@@ -14,7 +14,8 @@ function sources(first: string, rows: (number | undefined)[]): Sources {
     return { key: formatInstant(start).slice(0, 10), start, end: start + DAY, files: [{ path: `/d/${i}.parquet`, size: 1, mtimeMs: 1 }] };
   });
   const rowsByFile = new Map(rows.flatMap((n, i) => (n === undefined ? [] : [[`/d/${i}.parquet`, n] as const])));
-  return { partitions, rowsByFile } as unknown as Sources;
+  const fileRows = rows.every((n) => n !== undefined) ? rows.reduce((a, n) => a! + n!, 0) : null;
+  return { partitions, rowsByFile, fileRows } as unknown as Sources;
 }
 
 const text = (ws: { from: bigint; to: bigint }[]) => ws.map((w) => `${formatInstant(w.from)}/${formatInstant(w.to)}`);
@@ -66,5 +67,16 @@ describe('a window cut into slices of about equal rows', () => {
       '2025-06-07T00:00:00Z/2025-06-10T00:00:00Z',
       '2025-06-10T00:00:00Z/2025-06-11T00:00:00Z',
     ]);
+  });
+
+  it('counts a window\'s rows by its own partitions, so a quiet stretch of a busy year is not split', () => {
+    const s = sources('2025-06-01', [10, 10, 10, 30_000]);
+    const quiet = { from: at('2025-06-01'), to: at('2025-06-04') };
+    expect(rowsIn(s, quiet)).toBe(30);
+    expect(rowsIn(s, { from: at('2025-06-04T12:00:00Z'), to: at('2025-06-05') })).toBe(15_000);
+    expect(sliceCount(quiet, s, 4)).toBe(1);
+    expect(sliceCount({ from: at('2025-06-01'), to: at('2025-06-05') }, s, 4)).toBe(4);
+    // A count not known: the listed rows spread over all partitions (none known here: 0).
+    expect(rowsIn(sources('2025-06-01', [10, undefined]), quiet)).toBe(0);
   });
 });
