@@ -24,7 +24,6 @@ async function tailFooter(handle: FileHandle, size: number): Promise<Buffer> {
 
 /** The footer bytes of a Parquet file (schema, row groups, statistics, key-value metadata). */
 export async function readFooter(file: DataFile): Promise<Buffer> {
-  if (file.size < 12) throw new UnreadableFileError('too small to be Parquet');
   const handle = await open(file.path, 'r');
   try {
     const head = Buffer.alloc(4);
