@@ -11,6 +11,8 @@ export interface AggregateQuery {
   spec: QuerySpec;
   files: readonly string[];
   window: Window;
+  /** The window the buckets are labelled by, when `window` is a part of it cut inside a bucket (the window itself otherwise). */
+  labels?: Window;
   shape: AggregateShape;
   /** Most groups returned (the caller asks for one more than it sends, to see a cut). */
   limit: number;
@@ -66,7 +68,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const cols = aggregateColumns(q);
   const measures = [...new Set(shape.stats.flatMap((s) => ('fn' in s ? [s.column] : [])))];
   const measureOf = (column: string) => `m${measures.indexOf(column)}`;
-  const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.window);
+  const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.labels ?? q.window);
   const keys = shape.keys.map((k, i) => keySql(spec, k, i, shape.cellHundredths));
   const where = compileWhere(spec, q.window.from, q.window.to, params);
   // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).

@@ -74,18 +74,34 @@ function planOf(index: (name: string) => number, shape: AggregateShape, cols: Ag
   return { shape, b: index('b'), keys, n: index('n'), stats, lanes, limbs: index('limbs'), lat: stations[0]!, lon: stations[1]! };
 }
 
+/**
+ * One group as a statement gives it, before its sums are rounded: what the groups of parts of a
+ * window that share a bucket are merged from (aggregate-merge.ts). Keys as DuckDB gives them (a
+ * grid's two indexes), counts, minima and maxima per stat (null for sums and means), and per lane
+ * the non-null and non-finite counts and the exact total.
+ */
+export interface PartialGroup {
+  bucket: Instant;
+  keys: DuckDBValue[];
+  n: number;
+  stats: (number | null)[];
+  lanes: { count: number; nonFinite: number; total: ExactValue }[];
+  lat: number | null;
+  lon: number | null;
+}
+
 /** A stat's value: DuckDB's for counts, minima and maxima; exact sums and means rounded once here; null over no finite values. */
-function statValue(at: At, p: Plan, i: number, totals: readonly ExactValue[]): number | null {
+function statValue(g: PartialGroup, p: Plan, i: number): number | null {
   const stat = p.shape.stats[i]!;
-  const { column, lane } = p.stats[i]!;
-  if (!('fn' in stat)) return Number(at(column));
+  if (!('fn' in stat)) return g.n;
+  const { lane } = p.stats[i]!;
   // Not finite: null, as for sums and as every format writes it (a cached answer, kept as JSON, could hold nothing else); -0 is 0.
-  if (lane < 0) return finiteOrNull(num(at(column)));
-  const [count, nonFinite] = [Number(at(p.lanes[lane]!.c)), Number(at(p.lanes[lane]!.f))];
+  if (lane < 0) return finiteOrNull(g.stats[i]!);
+  const { count, nonFinite, total } = g.lanes[lane]!;
   // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
   if (count === 0 || nonFinite > 0) return null;
   // Finite values past the largest double add up to an infinity, and a mean of tiny negatives can round to -0: as for minima and maxima.
-  return finiteOrNull(stat.fn === 'sum' ? exactDouble(totals[lane]!) : exactMean(totals[lane]!, count));
+  return finiteOrNull(stat.fn === 'sum' ? exactDouble(total) : exactMean(total, count));
 }
 
 /** Each lane's exact total: one integer at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
@@ -98,24 +114,55 @@ function totalsOf(at: At, p: Plan): ExactValue[] {
   });
 }
 
-function readRow(at: At, p: Plan): AggregateRow {
-  const values: AggregateRow['values'] = [at(p.b) as bigint];
+function readPartial(at: At, p: Plan): PartialGroup {
+  const keys: DuckDBValue[] = [];
+  for (const columns of p.keys) for (const j of columns) keys.push(at(j) ?? null);
+  const totals = p.lanes.length ? totalsOf(at, p) : [];
+  const lanes = p.lanes.map((lane, j) => ({ count: Number(at(lane.c)), nonFinite: Number(at(lane.f)), total: totals[j]! }));
+  const stats = p.stats.map((s) => (s.lane < 0 ? num(at(s.column)) : null));
+  return { bucket: at(p.b) as bigint, keys, n: Number(at(p.n)), stats, lanes, lat: num(at(p.lat)), lon: num(at(p.lon)) };
+}
+
+function finishGroup(g: PartialGroup, p: Plan): AggregateRow {
+  const values: AggregateRow['values'] = [g.bucket];
   let geometry: AggregateGeometry = null;
-  p.keys.forEach((columns, i) => {
+  let k = 0;
+  for (const columns of p.keys) {
     if (columns.length === 1) {
-      const key = at(columns[0]!);
-      return void values.push(key === null || key === undefined ? null : typeof key === 'string' ? key : String(key));
+      const key = g.keys[k++];
+      values.push(key === null || key === undefined ? null : typeof key === 'string' ? key : String(key));
+      continue;
     }
-    const [x, y] = [num(at(columns[0]!)), num(at(columns[1]!))];
+    const [x, y] = [num(g.keys[k++]), num(g.keys[k++])];
     const c = p.shape.cellHundredths!;
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
-  });
-  const totals = p.lanes.length ? totalsOf(at, p) : [];
-  for (let i = 0; i < p.stats.length; i++) values.push(statValue(at, p, i, totals));
-  const [lat, lon] = [num(at(p.lat)), num(at(p.lon))];
+  }
+  for (let i = 0; i < p.stats.length; i++) values.push(statValue(g, p, i));
+  const { lat, lon } = g;
   if (lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
+}
+
+const readRow = (at: At, p: Plan): AggregateRow => finishGroup(readPartial(at, p), p);
+
+/** Turns merged partial groups of compileAggregate's results into groups (the plan needs no result: only the shape). */
+export function groupFinisher(shape: AggregateShape, cols: AggregateColumns): (g: PartialGroup) => AggregateRow {
+  const p = planOf(() => -1, shape, cols);
+  return (g) => finishGroup(g, p);
+}
+
+/** Reads a result chunk of compileAggregate as partial groups (`names`: the result's columns). */
+export function chunkPartials(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => PartialGroup[] {
+  const p = planOf((name) => names.indexOf(name), shape, cols);
+  return (chunk) => {
+    const out: PartialGroup[] = [];
+    const vectors: (DuckDBVector | undefined)[] = [];
+    let at = 0;
+    const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
+    for (const count = chunk.rowCount; at < count; at++) out.push(readPartial(value, p));
+    return out;
+  };
 }
 
 /** One result row of compileAggregate as a group. */

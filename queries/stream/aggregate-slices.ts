@@ -35,11 +35,32 @@ export function bucketFloor(t: Instant, interval: Exclude<Interval, 'all'>): Ins
  */
 export function bucketSlices(w: Window, sources: Sources, n: number, interval: Interval): Window[] {
   if (interval === 'all' || n <= 1) return [w];
-  const cuts = rowSlices(w, sources, n)
+  return cutAt(w, rowCuts(w, sources, n).map((t) => bucketFloor(t, interval)));
+}
+
+/** Where the window's row-balanced slices start, but the first. */
+const rowCuts = (w: Window, sources: Sources, n: number): Instant[] =>
+  rowSlices(w, sources, n)
     .slice(1)
-    .map((s) => bucketFloor(s.from, interval));
+    .map((s) => s.from);
+
+/** The window cut at `cuts` (in order) that fall inside it, without empty parts. */
+function cutAt(w: Window, cuts: readonly Instant[]): Window[] {
   const bounds = [w.from, ...cuts.filter((t) => t > w.from && t < w.to), w.to].filter((t, i, all) => i === 0 || t > all[i - 1]!);
   return bounds.slice(1).map((to, i) => ({ from: bounds[i]!, to }));
+}
+
+/**
+ * The window in at most `n` parts of about equal rows cut anywhere, a bucket's groups then in
+ * several parts to be merged (aggregate-merge.ts), when its bucket-aligned parts would be fewer
+ * (`all`, a year over a year: one bucket, one part, one thread); null when those are as many.
+ */
+export function mergedSlices(w: Window, sources: Sources, n: number, interval: Interval): Window[] | null {
+  if (n <= 1) return null;
+  const aligned = bucketSlices(w, sources, n, interval).length;
+  if (aligned >= n) return null;
+  const parts = cutAt(w, rowCuts(w, sources, n));
+  return parts.length > aligned ? parts : null;
 }
 
 /** The files of the partitions that overlap `w`. */

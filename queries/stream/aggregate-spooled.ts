@@ -40,6 +40,16 @@ export interface SpooledQuery {
   cols: AggregateColumns;
 }
 
+/**
+ * How a window's groups are held by DuckDB (aggregate.ts): `held`, in bucket-aligned parts whose
+ * results follow one another; `split`, a window of fewer buckets than parts cut inside them and
+ * merged, when it has at most `most` groups (null: it has more, or is not split).
+ */
+export interface HeldParts {
+  held(w: Window): Promise<DuckDBMaterializedResult[]>;
+  split(w: Window, most: number): Promise<Groups | null>;
+}
+
 /** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
 export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && rowsIn(sources, w) >= from;
 
@@ -126,10 +136,17 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
  * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a
  * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
  * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
+ * A first part that is the whole window (its buckets cannot be cut) is first run cut inside
+ * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups.
  */
-async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups | SpooledPart[]> {
+async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
+  if (first.to >= q.window.to) {
+    const merged = await split(q.window, Math.min(q.rowLimit, HOLD_GROUPS));
+    ctx.signal.throwIfAborted();
+    if (merged) return merged;
+  }
   const statement = statementOf(q, first);
   const probe = statement && (await c.run(statement.sql, statement.params));
   ctx.signal.throwIfAborted();
@@ -155,7 +172,7 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
  * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
  * when the request is aborted, when anything fails before, or when the groups are released.
  */
-export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, held: (w: Window) => Promise<DuckDBMaterializedResult[]>): Promise<Groups> {
+export async function spooledGroups(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, held: HeldParts): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
   const dispose = () => {
     ctx.signal.removeEventListener('abort', dispose);

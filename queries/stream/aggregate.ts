@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-ap
 import type { Observation } from '../files/chain.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
-import { aggregateColumns, compileAggregate } from '../sql/compile-aggregate.ts';
+import { aggregateColumns, compileAggregate, type AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { aggregateColumnList, chunkReader, type AggregateColumn } from './aggregate-rows.ts';
@@ -14,7 +14,8 @@ import { FORMATS } from '../formats.ts';
 import { cachedGroups, keepGroups } from './aggregate-cache.ts';
 import { aggregateParquet } from './aggregate-parquet.ts';
 import { hasGroupGeometry } from './aggregate-geometry.ts';
-import { bucketSlices, filesIn } from './aggregate-slices.ts';
+import { bucketSlices, filesIn, mergedSlices } from './aggregate-slices.ts';
+import { mergedGroups } from './aggregate-merge.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { sliceCount } from './slices.ts';
 import { spooledGroups, spoolsGroups } from './aggregate-spooled.ts';
@@ -41,31 +42,50 @@ export interface Aggregate {
   file: Buffer | null;
 }
 
-/** One part's groups, held by DuckDB until they are sent (at most one more than the limit: enough to see a cut). */
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], req: Pick<AggregateRequest, 'window' | 'shape' | 'rowLimit'>): Promise<DuckDBMaterializedResult | null> {
+/** One part's groups, held by DuckDB until they are sent (at most `most` + 1: enough to see a cut, or that there are more). */
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number }): Promise<DuckDBMaterializedResult | null> {
   if (files.length === 0) return null;
-  const compiled = compileAggregate({ spec, files, window: req.window, shape: req.shape, limit: req.rowLimit + 1 });
+  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1 });
   return c.run(compiled.sql, compiled.params);
 }
 
+/** The parts a window is run in on `n` connections: bucket-aligned (concatenated), or cut inside buckets (`merged`); null: not run. */
+export type PartPlan = (n: number) => { windows: Window[]; merged: boolean } | null;
+
+/** Parts of the window: cut inside its buckets when they are fewer than the parts it is worth, if `merge`; else bucket-aligned (null if `merge` is 'only'). */
+export function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only'): PartPlan {
+  return (n) => {
+    const cut = merge ? mergedSlices(w, sources, n, interval) : null;
+    if (cut) return { windows: cut, merged: true };
+    return merge === 'only' ? null : { windows: bucketSlices(w, sources, n, interval), merged: false };
+  };
+}
+
+interface PartsRun {
+  results: DuckDBMaterializedResult[];
+  merged: boolean;
+}
+
 /**
- * The window's groups, computed in bucket-aligned parts side by side on the request's connection
- * and the idle ones a large enough window is worth (one statement runs on DUCKDB_THREADS, the
- * cores are used by statements side by side); each group lies in one part, so the parts'
- * groups in order are the window's, the same whatever the number of parts.
+ * The window's groups, computed in parts side by side on the request's connection and the idle
+ * ones a large enough window is worth (one statement runs on DUCKDB_THREADS, the cores are used
+ * by statements side by side), each giving its first `most` + 1 groups: bucket-aligned parts'
+ * groups in order are the window's; parts cut inside a bucket share groups, merged after.
  */
-async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest): Promise<DuckDBMaterializedResult[]> {
-  const wanted = req.shape.interval === 'all' ? 1 : sliceCount(req.window, sources, ctx.connectionsPerExtract);
-  const helpers = idleHelpers(ctx.engine, wanted - 1);
+async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
+  const helpers = idleHelpers(ctx.engine, sliceCount(req.window, sources, ctx.connectionsPerExtract) - 1);
   const connections = [c, ...helpers.map((h) => h.connection)];
   // The request's own connection is interrupted by requestConnection on abort; the helpers here.
   const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
   ctx.signal.addEventListener('abort', interrupt);
   try {
+    const planned = plan(connections.length);
+    if (!planned) return null;
+    const labels = planned.merged ? req.window : undefined;
     // The first part to fail says why; the others then fail with the interrupt it sent them.
     let cause: { error: unknown } | null = null;
-    const parts = bucketSlices(req.window, sources, connections.length, req.shape.interval).map((w, i) =>
-      runAggregate(connections[i]!, spec, filesIn(sources, w), { ...req, window: w }).catch((e: unknown) => {
+    const parts = planned.windows.map((w, i) =>
+      runAggregate(connections[i]!, spec, filesIn(sources, w), { window: w, labels, shape: req.shape, most }).catch((e: unknown) => {
         cause ??= { error: e };
         connections.forEach((other, j) => j !== i && other.interrupt());
         throw e;
@@ -74,22 +94,37 @@ async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpe
     // Every part is awaited before the helpers go back: none is mid-statement then.
     const settled = await Promise.allSettled(parts);
     if (cause) throw (cause as { error: unknown }).error;
-    return settled.flatMap((p) => (p.status === 'fulfilled' && p.value ? [p.value] : []));
+    return { results: settled.flatMap((p) => (p.status === 'fulfilled' && p.value ? [p.value] : [])), merged: planned.merged };
   } finally {
     ctx.signal.removeEventListener('abort', interrupt);
     helpers.forEach((h) => h.release());
   }
 }
 
+/** A run's groups: merged when its parts were cut inside buckets (null: more than `most`, short of the limit), else concatenated. */
+function groupsOfRun(run: PartsRun, req: AggregateRequest, cols: AggregateColumns, most: number): Groups | null {
+  const { results } = run;
+  if (run.merged) return mergedGroups(results, { shape: req.shape, cols, window: req.window, rowLimit: req.rowLimit, most });
+  return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
+}
+
 /** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
   const cols = aggregateColumns({ spec, shape: req.shape });
-  const held = (w: Window) => runParts(ctx, c, spec, sources, { ...req, window: w });
-  if (spoolsGroups(sources, req.window, ctx.aggregateSpoolRows)) return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, held);
-  const results = await held(req.window);
+  const run = (w: Window, merge: boolean | 'only', most: number) => runParts(ctx, c, spec, sources, { ...req, window: w }, partPlan(sources, w, req.shape.interval, merge), most);
+  if (spoolsGroups(sources, req.window, ctx.aggregateSpoolRows)) {
+    const held = async (w: Window) => (await run(w, false, req.rowLimit))!.results;
+    // A window of fewer buckets than parts, in parts merged: held if few groups, else (null) spooled as one part.
+    const split = async (w: Window, most: number) => {
+      const parts = await run(w, 'only', most);
+      return parts && groupsOfRun(parts, { ...req, window: w }, cols, most);
+    };
+    return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, { held, split });
+  }
+  const parts = (await run(req.window, true, req.rowLimit))!;
   // An interrupt that reached the statement while it was being prepared is lost: look again.
   ctx.signal.throwIfAborted();
-  return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
+  return groupsOfRun(parts, req, cols, req.rowLimit)!;
 }
 
 /** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (spooled groups as they are read). */
