@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sources } from '../../../queries/files/preflight.ts';
 import { formatInstant, parseInstant } from '../../../queries/instant.ts';
-import { bucketFloor, bucketSlices, filesIn } from '../../../queries/stream/aggregate-slices.ts';
+import { bucketFloor, bucketSlices, filesIn, mergedSlices } from '../../../queries/stream/aggregate-slices.ts';
 
 const at = (text: string) => parseInstant(text)!;
 const DAY = 86_400_000_000n;
@@ -46,5 +46,42 @@ describe('a window in bucket-aligned parts', () => {
     expect(bucketSlices(w, s, 1, 'day')).toEqual([w]);
     expect(bucketSlices(w, s, 4, 'week')).toEqual([w]);
     expect(filesIn(s, { from: at('2024-03-06'), to: at('2024-03-07') })).toEqual(['/d/1.parquet']);
+  });
+});
+
+/** Day partitions from `first` with these rows each (footer counts). */
+function counted(first: string, rows: number[]): Sources {
+  const s = sources(first, rows.length);
+  return { ...s, rowsByFile: new Map(rows.map((n, i) => [`/d/${i}.parquet`, n])) } as Sources;
+}
+
+describe('a window of fewer buckets than parts, cut inside them', () => {
+  it('cuts `all` and a year over a year into parts of about equal rows, inside days, covering the window once', () => {
+    const w = { from: at('2025-01-01T06:00:00Z'), to: at('2025-01-05') };
+    // The first day holds three times the rows of each other: its own part and a half.
+    const s = counted('2025-01-01', [30_000, 10_000, 10_000, 10_000]);
+    expect(bucketSlices(w, s, 3, 'all')).toHaveLength(1);
+    const parts = mergedSlices(w, s, 3, 'all')!;
+    expect(parts).toHaveLength(3);
+    expect([parts[0]!.from, parts.at(-1)!.to]).toEqual([w.from, w.to]);
+    parts.slice(1).forEach((p, i) => expect(p.from).toBe(parts[i]!.to));
+    // The window's 52,500 rows (a quarter of the first day's are before 06:00) in thirds of 17,500.
+    expect(text(parts)).toEqual(['2025-01-01T06:00:00Z/2025-01-01T20:00:00Z', '2025-01-01T20:00:00Z/2025-01-03T06:00:00Z', '2025-01-03T06:00:00Z/2025-01-05T00:00:00Z']);
+    expect(parts.some((p) => p.from % DAY !== 0n)).toBe(true);
+    const year = { from: at('2025-01-01'), to: at('2025-01-05') };
+    expect(mergedSlices(year, s, 2, 'year')).toHaveLength(2);
+    expect(mergedSlices(year, s, 2, 'month')).toHaveLength(2);
+  });
+
+  it('none when the buckets are as many as the parts, or one connection', () => {
+    const w = { from: at('2025-01-01'), to: at('2025-01-05') };
+    const s = counted('2025-01-01', [10_000, 10_000, 10_000, 10_000]);
+    expect(mergedSlices(w, s, 4, 'day')).toBeNull();
+    expect(mergedSlices(w, s, 1, 'all')).toBeNull();
+    // Two weeks (Saturday to Tuesday) for four parts: two bucket-aligned, four cut anywhere.
+    const weeks = { from: at('2025-01-04'), to: at('2025-01-07') };
+    const three = counted('2025-01-04', [10_000, 10_000, 10_000]);
+    expect(text(bucketSlices(weeks, three, 4, 'week'))).toEqual(['2025-01-04T00:00:00Z/2025-01-06T00:00:00Z', '2025-01-06T00:00:00Z/2025-01-07T00:00:00Z']);
+    expect(text(mergedSlices(weeks, three, 4, 'week')!)).toEqual(['2025-01-04T00:00:00Z/2025-01-04T18:00:00Z', '2025-01-04T18:00:00Z/2025-01-05T12:00:00Z', '2025-01-05T12:00:00Z/2025-01-06T06:00:00Z', '2025-01-06T06:00:00Z/2025-01-07T00:00:00Z']);
   });
 });
