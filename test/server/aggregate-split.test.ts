@@ -1,0 +1,93 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';
+import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { CHAIN } from '../helpers/sample-data.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+const started: TestServer[] = [];
+afterEach(async () => {
+  for (const s of started.splice(0)) await s.close();
+});
+const serve = async (env: Record<string, string>) => {
+  const s = await startServer(dataDir, { AGGREGATE_CACHE_MB: '0', ...env });
+  started.push(s);
+  return s;
+};
+
+let dataDir: string;
+/**
+ * Three days of 30,000 detections, row groups of 5,000 rows. FRP fractional, with 2^53 in a few
+ * rows of each country on each day: a part's sum rounded to a double loses the fractions the
+ * other parts add, so only an exact merge of the parts gives one statement's sums.
+ */
+beforeAll(async () => {
+  dataDir = await tempDir();
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  for (const day of ['01', '02', '03']) {
+    const file = path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`);
+    await mkdir(path.dirname(file), { recursive: true });
+    const t = `(TIMESTAMPTZ '2025-07-${day} 00:00:00+00' + to_seconds((i * 7) % 86400))`;
+    await c.run(`COPY (
+      SELECT printf('${day}-%08d', i) AS id, CASE WHEN i % 3 = 0 THEN 'MODIS_NRT' ELSE 'VIIRS_SNPP_NRT' END AS product, ${t} AS "acquiredAtUtc",
+        CASE i % 4 WHEN 0 THEN 'PT' WHEN 1 THEN 'ES' WHEN 2 THEN 'FR' ELSE NULL END AS country,
+        (36.0 + (hash(i) % 9000) / 1000.0)::DOUBLE AS latitude, (-9.5 + (hash(i * 7) % 12000) / 1000.0)::DOUBLE AS longitude,
+        NULL::DOUBLE AS brightness, NULL::DOUBLE AS bright_t31, (300 + (hash(i) % 997) / 7.0)::DOUBLE AS bright_ti4, 290.1::DOUBLE AS bright_ti5,
+        0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '2025-07-${day}' AS acq_date, '0000' AS acq_time, 'N' AS satellite, 'VIIRS' AS instrument,
+        'n' AS confidence, '2.0NRT' AS version, CASE WHEN i % 9973 < 4 THEN 9007199254740992.0 ELSE ((hash(i * 13) % 100000) / 1000.0 + 0.1) END::DOUBLE AS frp,
+        'D' AS daynight, NULL::INTEGER AS type
+      FROM range(30000) r(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 5000)`);
+  }
+  c.closeSync();
+  await writeChain(dataDir, 'hotspots', CHAIN);
+}, 60_000);
+
+const H = '/api/v1/hotspots/aggregate?from=2025-07-01T03:00:00Z&to=2025-07-03T21:00:00Z';
+/** One bucket (all, a year, a week) for the whole window: one part per connection only when cut inside it. */
+const QUERIES = [
+  `${H}&interval=all&groupBy=country&stats=frp.sum,frp.mean,frp.min,frp.max,frp.count,bright_ti4.mean`,
+  `${H}&interval=year&groupBy=grid,product&cell=0.5&stats=frp.sum,frp.mean`,
+  `${H}&interval=week&groupBy=product,country&stats=frp.sum,bright_ti4.sum`,
+];
+const ASKS: [string, string | undefined][] = QUERIES.flatMap((q): [string, string | undefined][] => [[q, undefined], [`${q}&format=csv`, undefined], [q, PARQUET], [q, ARROW]]);
+
+/** Every answer's bytes (GeoJSON's chain age moves with the clock), one request at a time so each finds idle connections. */
+async function answers(s: TestServer, asks = ASKS): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (const [url, accept] of asks) {
+    const r = await fetchBytes(s.get, url, accept);
+    expect(r.status).toBe(200);
+    out.push(accept ? r.bytes : Buffer.from(r.bytes.toString('utf8').replace(/"ageSeconds":\d+/, '"ageSeconds":0')));
+  }
+  return out;
+}
+
+const same = (a: Buffer[], b: Buffer[]) => a.map((x, i) => x.equals(b[i]!));
+
+describe('a window of one bucket, cut inside it and merged', () => {
+  it('answers byte for byte as one statement: every format, DUCKDB_THREADS 1 and 4, its groups held or (many rows) spooled', async () => {
+    const one = await answers(await serve({ EXTRACT_CONNECTIONS: '1', DUCKDB_THREADS: '1' }));
+    const all = ASKS.map(() => true);
+    expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', DUCKDB_THREADS: '1' })), one)).toEqual(all);
+    expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', DUCKDB_THREADS: '4' })), one)).toEqual(all);
+    // Never spooled: the held answers' own merge.
+    expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' })), one)).toEqual(all);
+    const csv = one[1]!.toString('utf8').split('\n');
+    expect(csv).toHaveLength(4 + 2);
+    // The 2^53 values are in the sums: 90,000 rows' worth of fractions on top of them.
+    expect(Number(csv[1]!.split(',')[3])).toBeGreaterThan(2 ** 55);
+  }, 120_000);
+
+  it('cuts past AGGREGATE_ROW_LIMIT as one statement does, from the merged groups', async () => {
+    const grid = `${H}&interval=all&groupBy=grid&cell=0.5&stats=frp.sum&format=csv`;
+    const week = `${H}&interval=week&groupBy=grid&cell=0.5&stats=frp.mean&format=csv`;
+    const asks: [string, undefined][] = [[grid, undefined], [week, undefined]];
+    const limit = { AGGREGATE_ROW_LIMIT: '50' };
+    const one = await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '1' }), asks);
+    expect(same(await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4' }), asks), one)).toEqual([true, true]);
+    expect(same(await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' }), asks), one)).toEqual([true, true]);
+    expect(one[0]!.toString('utf8').split('\n')).toHaveLength(50 + 2);
+  }, 120_000);
+});
