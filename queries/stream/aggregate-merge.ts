@@ -51,7 +51,7 @@ function addExact(a: ExactValue, b: ExactValue): ExactValue {
 const least = (a: number | null, b: number | null) => (a === null || (Number.isNaN(a) && b !== null) ? b : b === null || Number.isNaN(b) ? a : b < a ? b : a);
 const greatest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Number.isNaN(a) || Number.isNaN(b) ? NaN : b > a ? b : a);
 
-/** `b`'s rows, values and totals added into `a` (the same group of another part): every count and total exact. */
+/** `b`'s rows, values and totals added into `a` (the same group of another part; `a` is the merge's own): every count and total exact. */
 function mergeInto(a: PartialGroup, b: PartialGroup, shape: AggregateShape): void {
   a.n += b.n;
   shape.stats.forEach((s, i) => {
@@ -93,7 +93,7 @@ export function mergeParts(parts: readonly PartialGroup[][], shape: AggregateSha
     const last = out.at(-1);
     if (last && compareGroups(last, g) === 0) mergeInto(last, g, shape);
     else if (out.length === most) return out;
-    else out.push({ ...g, stats: [...g.stats], lanes: [...g.lanes] });
+    else out.push(g);
   }
 }
 

@@ -152,19 +152,6 @@ export function groupFinisher(shape: AggregateShape, cols: AggregateColumns): (g
   return (g) => finishGroup(g, p);
 }
 
-/** Reads a result chunk of compileAggregate as partial groups (`names`: the result's columns). */
-export function chunkPartials(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => PartialGroup[] {
-  const p = planOf((name) => names.indexOf(name), shape, cols);
-  return (chunk) => {
-    const out: PartialGroup[] = [];
-    const vectors: (DuckDBVector | undefined)[] = [];
-    let at = 0;
-    const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
-    for (const count = chunk.rowCount; at < count; at++) out.push(readPartial(value, p));
-    return out;
-  };
-}
-
 /** One result row of compileAggregate as a group. */
 export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: AggregateColumns): AggregateRow {
   const names: string[] = [];
@@ -172,24 +159,32 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
   return readRow((j) => (j < 0 ? undefined : row(names[j]!)), p);
 }
 
-/** Reads a result chunk of compileAggregate a group at a time (`names`: the result's columns): only the columns a group needs, by position. */
-export function chunkVisitor(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk, visit: (row: AggregateRow) => void) => void {
+/** Visits a result chunk's rows, each read by `read` from only the columns it needs, by position. */
+function visitorOf<T>(names: readonly string[], shape: AggregateShape, cols: AggregateColumns, read: (at: At, p: Plan) => T): (chunk: DuckDBDataChunk, visit: (row: T) => void) => void {
   const p = planOf((name) => names.indexOf(name), shape, cols);
   return (chunk, visit) => {
     const vectors: (DuckDBVector | undefined)[] = [];
     // One reader per chunk, moved from row to row: no function made per row.
     let at = 0;
     const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
-    for (const count = chunk.rowCount; at < count; at++) visit(readRow(value, p));
+    for (const count = chunk.rowCount; at < count; at++) visit(read(value, p));
   };
 }
 
-/** Reads a result chunk of compileAggregate as groups. */
-export function chunkReader(names: readonly string[], shape: AggregateShape, cols: AggregateColumns): (chunk: DuckDBDataChunk) => AggregateRow[] {
-  const visitor = chunkVisitor(names, shape, cols);
+/** Reads a result chunk of compileAggregate a group at a time (`names`: the result's columns). */
+export const chunkVisitor = (names: readonly string[], shape: AggregateShape, cols: AggregateColumns) => visitorOf(names, shape, cols, readRow);
+
+/** A visitor's rows of a chunk as an array. */
+function collect<T>(visitor: (chunk: DuckDBDataChunk, visit: (row: T) => void) => void): (chunk: DuckDBDataChunk) => T[] {
   return (chunk) => {
-    const rows: AggregateRow[] = [];
+    const rows: T[] = [];
     visitor(chunk, (row) => rows.push(row));
     return rows;
   };
 }
+
+/** Reads a result chunk of compileAggregate as groups. */
+export const chunkReader = (names: readonly string[], shape: AggregateShape, cols: AggregateColumns) => collect(chunkVisitor(names, shape, cols));
+
+/** Reads a result chunk of compileAggregate as partial groups, to be merged with other parts' (aggregate-merge.ts). */
+export const chunkPartials = (names: readonly string[], shape: AggregateShape, cols: AggregateColumns) => collect(visitorOf(names, shape, cols, readPartial));
