@@ -67,13 +67,18 @@ async function answers(s: TestServer, asks = ASKS): Promise<Buffer[]> {
 const same = (a: Buffer[], b: Buffer[]) => a.map((x, i) => x.equals(b[i]!));
 
 describe('a window of one bucket, cut inside it and merged', () => {
-  it('answers byte for byte as one statement: every format, DUCKDB_THREADS 1 and 4, its groups held or (many rows) spooled', async () => {
+  it('answers byte for byte as one statement: every format, DUCKDB_THREADS 1 and 4, its groups held or (many rows) spooled, from the aggregate cache too', async () => {
     const one = await answers(await serve({ EXTRACT_CONNECTIONS: '1', DUCKDB_THREADS: '1' }));
     const all = ASKS.map(() => true);
     expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', DUCKDB_THREADS: '1' })), one)).toEqual(all);
     expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', DUCKDB_THREADS: '4' })), one)).toEqual(all);
     // Never spooled: the held answers' own merge.
     expect(same(await answers(await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' })), one)).toEqual(all);
+    // Kept by the aggregate cache as computed, and answered from it alike.
+    const cached = await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_CACHE_MB: '32' });
+    expect(same(await answers(cached), one)).toEqual(all);
+    expect(same(await answers(cached), one)).toEqual(all);
+    expect((await (await fetch(`${cached.url}/metrics`)).text()).match(/^fire_api_aggregate_cache_hits_total (\d+)$/m)?.[1]).toBe(String(ASKS.length));
     const csv = one[1]!.toString('utf8').split('\n');
     expect(csv).toHaveLength(4 + 2);
     // The 2^53 values are in the sums: 90,000 rows' worth of fractions on top of them.
