@@ -4,6 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/http.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -95,4 +96,16 @@ describe('a window of one bucket, cut inside it and merged', () => {
     expect(same(await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' }), asks), one)).toEqual([true, true]);
     expect(one[0]!.toString('utf8').split('\n')).toHaveLength(50 + 2);
   }, 120_000);
+
+  it('interrupts every part when the client goes, and gives every connection back; the next request is answered', async () => {
+    const s = await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' });
+    const controller = new AbortController();
+    const gone = s.get(`${QUERIES[1]}&format=csv`, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(await waitFor(() => s.engine.busy > 0, 10_000)).toBe(true);
+    controller.abort();
+    // Gone before its answer (an abort error), or, on a fast machine, just after it: connections come back either way.
+    await gone;
+    expect(await waitFor(() => s.engine.busy === 0, 10_000)).toBe(true);
+    expect((await s.get(`${QUERIES[0]}&format=csv`)).status).toBe(200);
+  }, 60_000);
 });
