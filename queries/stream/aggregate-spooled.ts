@@ -40,11 +40,7 @@ export interface SpooledQuery {
   cols: AggregateColumns;
 }
 
-/**
- * How a window's groups are held by DuckDB (aggregate.ts): `held`, in bucket-aligned parts whose
- * results follow one another; `split`, a window of fewer buckets than parts cut inside them and
- * merged, when it has at most `most` groups (null: it has more, or is not split).
- */
+/** A window's groups held (aggregate.ts): bucket-aligned parts' results in order; or, cut inside fewer buckets than parts, merged (null: more than `most` groups, or not cut). */
 export interface HeldParts {
   held(w: Window): Promise<DuckDBMaterializedResult[]>;
   split(w: Window, most: number): Promise<Groups | null>;
