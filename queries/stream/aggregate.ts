@@ -50,10 +50,10 @@ async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonl
 }
 
 /** The parts a window is run in on `n` connections: bucket-aligned (concatenated), or cut inside buckets (`merged`); null: not run. */
-export type PartPlan = (n: number) => { windows: Window[]; merged: boolean } | null;
+type PartPlan = (n: number) => { windows: Window[]; merged: boolean } | null;
 
 /** Parts of the window: cut inside its buckets when they are fewer than the parts it is worth, if `merge`; else bucket-aligned (null if `merge` is 'only'). */
-export function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only'): PartPlan {
+function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only'): PartPlan {
   return (n) => {
     const cut = merge ? mergedSlices(w, sources, n, interval) : null;
     if (cut) return { windows: cut, merged: true };
