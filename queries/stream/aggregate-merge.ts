@@ -125,6 +125,8 @@ export interface MergeQuery {
  * short of the limit (the caller then computes them otherwise).
  */
 export function mergedGroups(results: readonly DuckDBMaterializedResult[], q: MergeQuery): Groups | null {
+  // One part of more groups than that makes a merge of more: no group read.
+  if (q.most < q.rowLimit && results.some((r) => r.rowCount > q.most)) return null;
   const merged = mergeParts(
     results.map((r) => partialsOf(r, q.shape, q.cols)),
     q.shape,
