@@ -96,9 +96,55 @@ const EXACT_BELOW = 2n ** 53n;
  */
 export function exactMean(v: ExactValue, count: number): number {
   const t = v.scaled;
-  if (t < EXACT_BELOW && t > -EXACT_BELOW && v.exponent >= -1074 && v.exponent <= 1023) {
-    const quick = (Number(t) / count) * pow2(v.exponent);
+  if (v.exponent >= -1074 && v.exponent <= 1023) {
+    const m = t < EXACT_BELOW && t > -EXACT_BELOW ? Number(t) / count : wideQuotient(t, count);
+    const quick = m === null ? Infinity : m * pow2(v.exponent);
     if (Number.isFinite(quick) && Math.abs(quick) > 2 ** -1022) return quick;
   }
   return roundRational(t, BigInt(count), v.exponent);
+}
+
+const BITS_F64 = new Float64Array(1);
+const BITS_U32 = new Uint32Array(BITS_F64.buffer);
+BITS_F64[0] = 1;
+if (BITS_U32[1] !== 0x3ff00000) throw new Error('exact-sum.ts reads a double as two little-endian 32-bit words');
+/** The step between normal doubles of each biased exponent: 2^(biased − 1075). */
+const STEPS = Array.from({ length: 2047 }, (_, biased) => pow2(biased - 1075));
+
+/**
+ * The double nearest to t ÷ n (ties to even) for 2^53 ≤ |t| < 2^99 and n < 2^40, with two
+ * integer operations where roundRational needs about ten: t is split into two doubles (exactly,
+ * at this size), q = hi ÷ n is rounded once, and the exact remainder t − q·n (its terms all whole
+ * multiples of q's step or of 1, and small: their double sum is exact) says on which side of the
+ * midpoint to q's neighbour the quotient lies. Null outside these bounds, or when the quotient is
+ * a whole step or more from q (roundRational then).
+ */
+function wideQuotient(t: bigint, n: number): number | null {
+  const signed = Number(t);
+  const hi = Math.abs(signed);
+  if (hi >= 2 ** 99 || n >= 2 ** 40) return null;
+  const lo = Number(t - BigInt(signed)) * Math.sign(signed);
+  const q = hi / n;
+  // q·n exactly as p + pe: Dekker's product of Veltkamp halves (2^27 + 1), inline (no pair built per call).
+  const p = q * n;
+  const cq = 134217729 * q;
+  const cn = 134217729 * n;
+  const qh = cq - (cq - q);
+  const nh = cn - (cn - n);
+  const ql = q - qh;
+  const nl = n - nh;
+  const pe = qh * nh - p + qh * nl + ql * nh + ql * nl;
+  const r = hi - p - pe + lo;
+  // q's bits (little-endian words): its step is 2^(exponent − 52); a power of two has no mantissa bits.
+  BITS_F64[0] = q;
+  const up = STEPS[BITS_U32[1]! >>> 20]!;
+  const power = BITS_U32[0] === 0 && (BITS_U32[1]! & 0xfffff) === 0;
+  // Just below a power of two the doubles are twice as close.
+  const step = r > 0 ? up : power ? -up / 2 : -up;
+  const twice = 2 * Math.abs(r);
+  const width = n * Math.abs(step);
+  if (twice >= 2 * width) return null;
+  const even = (BITS_U32[0]! & 1) === 0;
+  const m = twice > width || (twice === width && !even) ? q + step : q;
+  return signed < 0 ? -m : m;
 }

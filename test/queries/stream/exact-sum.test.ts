@@ -86,19 +86,20 @@ describe('exact sums and means, rounded once', () => {
 });
 
 describe('a mean from a total of at most 53 bits, by one division', () => {
-  /** Deterministic integers of every width up to 60 bits, both signs, with the edges of 2^53. */
+  /** Deterministic integers of every width up to 110 bits, both signs, with the edges of 2^53 and 2^99. */
   function totals(seed: number, count: number): bigint[] {
     let s = seed >>> 0;
     const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
-    const out = [0n, 1n, -1n, 3n, 2n ** 52n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 60n - 1n];
+    const out = [0n, 1n, -1n, 3n, 2n ** 52n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 60n - 1n, 2n ** 99n - 1n, -(2n ** 99n), 2n ** 99n + 1n, 2n ** 106n + 3n];
+    const piece = () => BigInt(Math.floor(next() * 2 ** 30));
     while (out.length < count) {
-      const bits = 1 + Math.floor(next() * 60);
-      const t = (BigInt(Math.floor(next() * 2 ** 30)) * 2n ** 30n + BigInt(Math.floor(next() * 2 ** 30))) >> BigInt(60 - bits);
+      const bits = 1 + Math.floor(next() * 110);
+      const t = (((piece() * 2n ** 30n + piece()) * 2n ** 30n + piece()) * 2n ** 30n + piece()) >> BigInt(120 - bits);
       out.push(next() < 0.5 ? -t : t);
     }
     return out;
   }
-  const COUNTS = [1, 2, 3, 5, 6, 7, 10, 144, 1000, 65537, 2 ** 31 - 1, 2 ** 40 + 3, 2 ** 53 - 1];
+  const COUNTS = [1, 2, 3, 5, 6, 7, 10, 144, 1000, 65537, 2 ** 31 - 1, 2 ** 40 - 1, 2 ** 40 + 3, 2 ** 53 - 1];
   // The common lane's exponent, and the edges of the normal, subnormal and overflowing ranges.
   const EXPONENTS = [-68, -52, 0, 30, -1074, -1075, -1080, -1073, -1072, -1071, -1060, -1022, -1030, -1040, -1100, 960, 970, 1000, 1023, 1024];
 
@@ -115,6 +116,41 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
       }
     }
     expect(compared).toBe(4000 * COUNTS.length * EXPONENTS.length);
+  });
+
+  it('equals roundRational on totals past 53 bits whose mean is a midpoint between two doubles, or a step either side of one', () => {
+    let s = 7;
+    const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
+    let compared = 0;
+    for (let i = 0; i < 3000; i++) {
+      // A quotient with 54 significant bits, the last one set: exactly halfway between two doubles (or a power of two: the step below is half the step above).
+      const mantissa = i % 10 === 0 ? 2n ** 53n : (BigInt(Math.floor(next() * 2 ** 26)) * 2n ** 27n + BigInt(Math.floor(next() * 2 ** 27))) | (2n ** 53n) | 1n;
+      const n = BigInt([1, 3, 7, 10, 60, 1000, 2 ** 20 + 1, 2 ** 40 - 1][i % 8]!);
+      const shift = BigInt(Math.floor(next() * 40));
+      for (const k of [-2n, -1n, 0n, 1n, 2n]) {
+        for (const sign of [1n, -1n]) {
+          const t = sign * ((mantissa * n) << shift) + k;
+          const got = meanOfTotal({ scaled: t, exponent: -68 }, Number(n));
+          const want = roundRational(t, n, -68);
+          if (!Object.is(got, want)) expect({ t, n, got }).toEqual({ t, n, got: want });
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(30000);
+    // Just below a power of two the step down is half the step up: totals n·2^(53+s) − j around that midpoint.
+    for (let shift = 0n; shift < 24n; shift++) {
+      for (const n of [2n, 3n, 5n, 7n, 10n, 1000n]) {
+        for (let m = 0n; m <= 60n; m++) {
+          for (const j of [(m * n << shift) / 20n - 1n, (m * n << shift) / 20n, (m * n << shift) / 20n + 1n]) {
+            const t = (n << (53n + shift)) - j;
+            const got = meanOfTotal({ scaled: t, exponent: -68 }, Number(n));
+            const want = roundRational(t, n, -68);
+            if (!Object.is(got, want)) expect({ t, n, got }).toEqual({ t, n, got: want });
+          }
+        }
+      }
+    }
   });
 
   it('equals roundRational at the edge of the normal range, where the quotient rounded twice may land on 2^−1022', () => {
