@@ -3,7 +3,7 @@
 // (bin/compiled-tree.js); `COMPILED_DIR=dist` runs that tree. A tree already built from these
 // sources is left as it is; otherwise tsc compiles incrementally (only what changed).
 import { spawnSync } from 'node:child_process';
-import { cpSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,9 +27,15 @@ const started = Date.now();
 const digest = sourcesDigest();
 rmSync(path.join(out, STAMP), { force: true });
 const tscArgs = ['-p', path.join(ROOT, BUILD_CONFIG), '--outDir', out, '--tsBuildInfoFile', path.join(out, 'tsbuildinfo.json')];
-const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), ...tscArgs], { cwd: ROOT, stdio: 'inherit' });
+let tscPath;
+try {
+  tscPath = require.resolve('typescript/bin/tsc');
+} catch {
+  fail('TypeScript is not installed: it is a development package, so build before `npm prune --omit=dev` (or `npm ci` without --omit=dev)', 1);
+}
+const tsc = spawnSync(process.execPath, [tscPath, ...tscArgs], { cwd: ROOT, stdio: 'inherit' });
 if (tsc.status !== 0) fail(`tsc failed: ${name} is not runnable`, tsc.status ?? 1);
-// What the code reads beside itself (page assets, the CommonJS helper of bin/fire-api.js) and client/io.ts's ../package.json.
+// What the code reads beside itself (the page assets, server/duckdb-connections.cjs) and client/io.ts's ../package.json.
 for (const folder of sourceFolders()) cpSync(path.join(ROOT, folder), path.join(out, folder), { recursive: true, filter: (file) => !/\.[cm]?ts$/.test(file) });
 cpSync(path.join(ROOT, 'package.json'), path.join(out, 'package.json'));
 writeFileSync(path.join(out, STAMP), `${JSON.stringify({ digest, builtAt: new Date().toISOString() })}\n`);
