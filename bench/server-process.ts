@@ -57,7 +57,11 @@ async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<
 /** Node's flags as the shipped systemd unit and `npm start` run the server (test/meta/node-flags.test.ts keeps them equal). */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
 
-/** The real server, `node bin/fire-api.js serve` with SERVER_NODE_FLAGS, as a child process configured only through its environment. */
+/**
+ * The real server, `node bin/fire-api.js serve` with SERVER_NODE_FLAGS, as a child process configured
+ * only through its environment, `parentEnv` included: `npm run bench` sets COMPILED_DIR=dist, so its
+ * servers run the compiled tree as production does (a bench script run directly runs the sources).
+ */
 export async function startServer(
   env: Record<string, string>,
   requestHeaders: Record<string, string>,

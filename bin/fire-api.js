@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: no build step between a checkout and a working command.
+// Runs the TypeScript sources through tsx, or, when COMPILED_DIR names one, the tree `npm run build`
+// compiled from them (what `npm start` and the shipped systemd unit run: no loader thread, no
+// transforms, about 30 MB less memory). A compiled tree built from other sources is refused.
 'use strict';
 
 // libuv's thread pool serves both DuckDB statements and file reads: with four threads (its
@@ -13,7 +15,21 @@ if (!process.env.UV_THREADPOOL_SIZE) {
   process.env.UV_THREADPOOL_SIZE = String(Math.max(16, connections + 8));
 }
 
-import('./run-typescript.mjs').catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** The compiled tree to run, checked (synchronous reads: the pool is not started for it), or null for the sources. */
+function compiledTree() {
+  if (!process.env.COMPILED_DIR) return null;
+  const { treeFolder, treeProblem } = require('./compiled-tree.js');
+  const tree = treeFolder(process.env.COMPILED_DIR);
+  const problem = treeProblem(tree);
+  if (!problem) return tree;
+  console.error(`fire-api: COMPILED_DIR=${process.env.COMPILED_DIR} ${problem}: run \`npm run build\` (or unset COMPILED_DIR to run the sources)`);
+  process.exit(2);
+}
+
+const tree = compiledTree();
+import('./run-command.mjs')
+  .then(({ runCommand }) => runCommand(tree))
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -16,9 +16,13 @@ export async function serve(config: Config): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  app.log.info({ code: CODE }, CODE === 'compiled' ? 'running the compiled JavaScript (COMPILED_DIR)' : 'running the TypeScript sources through tsx');
   await app.listen({ host: config.host, port: config.port });
   checkIoThreads(config, app.log);
 }
+
+/** What this process runs, for the log: the tree `npm run build` compiled, or the sources (bin/fire-api.js chooses). */
+const CODE = import.meta.url.endsWith('.js') ? 'compiled' : 'sources';
 
 /**
  * DuckDB statements hold a libuv pool thread each while they run, and file reads need one too:

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATASETS } from '../../datasets/index.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -46,7 +47,10 @@ export interface ChildCheck {
   stop(): Promise<void>;
 }
 
-const WORKER = fileURLToPath(new URL('./warm-checks-process.ts', import.meta.url));
+// The worker runs as this module does: compiled beside compiled JavaScript (COMPILED_DIR), through tsx beside the sources.
+const SELF = fileURLToPath(import.meta.url);
+const COMPILED = path.extname(SELF) === '.js';
+const WORKER = path.join(path.dirname(SELF), `warm-checks-process${path.extname(SELF)}`);
 
 /**
  * Checks `files` in a short-lived child process at low priority: the memory that reading many
@@ -56,7 +60,7 @@ const WORKER = fileURLToPath(new URL('./warm-checks-process.ts', import.meta.url
  */
 export function checkInChild(dataDir: string, tempDir: string, files: readonly FileToCheck[], events: ChildCheckEvents): ChildCheck {
   const child = fork(WORKER, [dataDir, tempDir], {
-    execArgv: ['--import', import.meta.resolve('tsx')],
+    execArgv: COMPILED ? [] : ['--import', import.meta.resolve('tsx')],
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     // Nothing of the server's environment (keys' paths, NODE_OPTIONS such as --inspect) is needed.

@@ -23,7 +23,8 @@ export class Cluster {
     const issued: string[] = [];
     for (let i = 0; i < keys; i++) issued.push((await issueKey(keysFile, TEST_HOLDER, 30)).key);
     const redis = await startRedis(redisProgram);
-    const site = { dataDir, keysFile, redisUrl: redis.url, cacheDir: await tempDir('fire-api-cache-') };
+    // The nodes run the sources: their subject is nginx and the restarts; systemd-unit.test.ts runs the unit's compiled tree.
+    const site = { dataDir, keysFile, redisUrl: redis.url, cacheDir: await tempDir('fire-api-cache-'), compiledDir: '' };
     const nodes: Node[] = [];
     for (const name of ['node-a', 'node-b']) {
       const port = await freePort();

@@ -15,6 +15,8 @@ export interface Site {
   redisUrl: string;
   /** Replaces `/var/cache` (the unit's TEMP_DIR is `/var/cache/fire-api/%i`). */
   cacheDir: string;
+  /** Replaces the unit's `COMPILED_DIR=dist`: a tree test/helpers/compiled-tree.ts built, or '' for the sources. */
+  compiledDir: string;
 }
 
 /** `KEY=VALUE` lines of a systemd environment file or of `Environment=` settings. */
@@ -39,11 +41,11 @@ export async function unitEnvironment(port: number, site: Site): Promise<Record<
   const file = assignments((await readFile(SHIPPED_ENV, 'utf8')).split('\n'));
   const unit = assignments((await unitSettings('Environment')).map((l) => l.replaceAll('%i', String(port))));
   const env: Record<string, string> = { ...unit, ...file };
-  const expected = { DATA_DIR: '/srv/fire-api/data', KEYS_FILE: '/srv/fire-api/keys.json', REDIS_URL: 'redis://10.0.0.10:6379', HOST: '0.0.0.0', PORT: String(port) };
+  const expected = { DATA_DIR: '/srv/fire-api/data', KEYS_FILE: '/srv/fire-api/keys.json', REDIS_URL: 'redis://10.0.0.10:6379', HOST: '0.0.0.0', PORT: String(port), COMPILED_DIR: 'dist' };
   for (const [name, value] of Object.entries(expected)) {
     if (env[name] !== value) throw new Error(`the shipped unit and environment file give ${name}=${env[name]}, the test expects ${value}: update the test`);
   }
-  const local = { DATA_DIR: site.dataDir, KEYS_FILE: site.keysFile, REDIS_URL: site.redisUrl, HOST: '127.0.0.1', TEMP_DIR: env.TEMP_DIR!.replace('/var/cache', site.cacheDir) };
+  const local = { DATA_DIR: site.dataDir, KEYS_FILE: site.keysFile, REDIS_URL: site.redisUrl, HOST: '127.0.0.1', TEMP_DIR: env.TEMP_DIR!.replace('/var/cache', site.cacheDir), COMPILED_DIR: site.compiledDir };
   return { ...env, ...local };
 }
 
@@ -94,6 +96,11 @@ export class Node {
     child.stderr!.setEncoding('utf8').on('data', (text: string) => this.keep(text));
     const listening = () => this.lines.some((l) => String(l.msg).startsWith('Server listening at'));
     if (!(await waitFor(() => listening() || !this.running, 30_000)) || !listening()) throw new Error(`${this.name} did not start:\n${this.output}`);
+  }
+
+  /** Whether this node has logged a line with message `msg` since it started. */
+  logged(msg: string): boolean {
+    return this.lines.some((l) => l.msg === msg);
   }
 
   /** Data requests this node has logged as arrived and not yet completed. */

@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../../bench/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
+import { buildTree, removeTree } from '../helpers/compiled-tree.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { TEST_HOLDER } from '../helpers/server.ts';
@@ -51,17 +52,20 @@ describe('the shipped systemd unit (deploy/systemd/fire-api@.service)', () => {
     expect(await unitSettings('Restart')).toEqual(['on-failure']);
   });
 
-  it('a node started as the unit starts it (its environment file, PORT and TEMP_DIR from the instance) serves, and exits 0 on SIGTERM, so on-failure does not restart it', async () => {
+  it('a node started as the unit starts it (its environment file, PORT and TEMP_DIR from the instance, the compiled tree) serves, and exits 0 on SIGTERM, so on-failure does not restart it', async () => {
     const dataDir = await writeSampleData();
     const keysFile = path.join(await tempDir('fire-api-keys-'), 'keys.json');
     const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
     const port = await freePort();
+    const tree = await buildTree();
+    onTestFinished(() => removeTree(tree));
     // No Redis listens there: the node fails open and still serves.
-    const env = await unitEnvironment(port, { dataDir, keysFile, redisUrl: 'redis://127.0.0.1:9', cacheDir: await tempDir('fire-api-cache-') });
+    const env = await unitEnvironment(port, { dataDir, keysFile, redisUrl: 'redis://127.0.0.1:9', cacheDir: await tempDir('fire-api-cache-'), compiledDir: tree });
     expect(env.TEMP_DIR).toMatch(new RegExp(`/fire-api/${port}$`));
     const node = new Node('unit', port, env);
     await node.start();
     try {
+      expect(node.logged('running the compiled JavaScript (COMPILED_DIR)')).toBe(true);
       const r = await fetch(`http://${node.address}/api/v1/fire-danger?from=2025-08-01&to=2025-08-02&format=csv`, { headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(200);
       // Read to its end: a response still under way at SIGTERM is the rolling-restart test's subject (scale-out.test.ts).
@@ -70,5 +74,5 @@ describe('the shipped systemd unit (deploy/systemd/fire-api@.service)', () => {
     } finally {
       await node.kill();
     }
-  });
+  }, 300_000);
 });

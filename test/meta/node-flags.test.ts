@@ -5,21 +5,37 @@ import { SERVER_NODE_FLAGS } from '../../bench/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The words between `node` and `bin/fire-api.js` in a command line. */
+/** The words between the `node` that runs `bin/fire-api.js` and it, in a command line. */
 function flagsOf(command: string): string[] {
   const words = command.trim().split(/\s+/);
-  const node = words.findIndex((w) => w === 'node' || w.endsWith('/node'));
   const bin = words.findIndex((w) => w.endsWith('bin/fire-api.js'));
+  const node = words.slice(0, bin).reduce((last, w, i) => (w === 'node' || w.endsWith('/node') ? i : last), -1);
   expect(node, command).toBeGreaterThanOrEqual(0);
   expect(bin, command).toBeGreaterThan(node);
   return words.slice(node + 1, bin);
 }
 
-it('the shipped unit, npm start and the bench run the server with the same Node flags', async () => {
+/** The `COMPILED_DIR=` a command line sets, and whether it builds that tree first. */
+function compiledOf(command: string): { compiledDir: string | undefined; builds: boolean } {
+  const compiledDir = /(?:^|\s)COMPILED_DIR=(\S+)\s/.exec(command)?.[1];
+  return { compiledDir, builds: command.startsWith('node bin/build.mjs && ') };
+}
+
+it('the shipped unit, npm start and the bench run the server with the same Node flags, from the compiled tree', async () => {
   const unit = await readFile(path.join(ROOT, 'deploy/systemd/fire-api@.service'), 'utf8');
   const exec = unit.split('\n').find((l) => l.startsWith('ExecStart='))!.slice('ExecStart='.length);
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   expect(flagsOf(exec)).toEqual([...SERVER_NODE_FLAGS]);
   expect(flagsOf(pkg.scripts.start!)).toEqual([...SERVER_NODE_FLAGS]);
   expect(SERVER_NODE_FLAGS).toContain('--max-semi-space-size=2');
+  const compiled = { compiledDir: 'dist', builds: true };
+  expect(unit.split('\n').filter((l) => l.startsWith('Environment=COMPILED_DIR='))).toEqual(['Environment=COMPILED_DIR=dist']);
+  expect(compiledOf(pkg.scripts.start!)).toEqual(compiled);
+  expect(pkg.scripts.build).toBe('node bin/build.mjs');
+  // Every bench that starts servers measures the product (bench/server-process.ts passes the bench's
+  // environment on); these two start none (operator commands, an in-process prototype).
+  const serverless = ['bench:ops', 'bench:render'];
+  const benches = Object.entries(pkg.scripts).filter(([name]) => name.startsWith('bench') && !serverless.includes(name));
+  expect(benches.length).toBeGreaterThanOrEqual(7);
+  expect(benches.map(([name, command]) => [name, compiledOf(command)])).toEqual(benches.map(([name]) => [name, compiled]));
 });
