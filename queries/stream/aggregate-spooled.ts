@@ -13,6 +13,7 @@ import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spo
 import { readSpool } from './aggregate-spool-read.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
+import { rememberRate, shapeKey, splitWorthIt } from './aggregate-split-memo.ts';
 
 /**
  * Rows in the window (from the files' footer counts, an upper bound on its groups) from
@@ -133,12 +134,15 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
  * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
  * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
  * A first part that is the whole window (its buckets cannot be cut) is first run cut inside
- * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups.
+ * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups; when it
+ * does not, the rate is remembered, and the shape's next window that rate puts past them is not cut.
  */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
-  if (first.to >= q.window.to) {
+  const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
+  const shape = rest ? null : shapeKey(q.spec, q.shape);
+  if (shape && splitWorthIt(shape, rows(q.window), Math.min(q.rowLimit, HOLD_GROUPS))) {
     const merged = await split(q.window, Math.min(q.rowLimit, HOLD_GROUPS));
     ctx.signal.throwIfAborted();
     if (merged) return merged;
@@ -146,9 +150,10 @@ async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuer
   const statement = statementOf(q, first);
   const probe = statement && (await c.run(statement.sql, statement.params));
   ctx.signal.throwIfAborted();
-  const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
   // A first part without rows tells nothing: one group a row, the most there can be.
   const perRow = rows(first) >= 1 ? (probe?.rowCount ?? 0) / rows(first) : 1;
+  // The whole window's rate, remembered: the shape's next window of as many groups is not cut.
+  if (shape) rememberRate(shape, perRow);
   const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
   if (expected <= HOLD_GROUPS) {
     const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];

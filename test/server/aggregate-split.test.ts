@@ -6,6 +6,7 @@ import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
+import { splitPlans } from '../../queries/stream/aggregate-split-memo.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const started: TestServer[] = [];
@@ -95,6 +96,29 @@ describe('a window of one bucket, cut inside it and merged', () => {
     expect(same(await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4' }), asks), one)).toEqual([true, true]);
     expect(same(await answers(await serve({ ...limit, EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' }), asks), one)).toEqual([true, true]);
     expect(one[0]!.toString('utf8').split('\n')).toHaveLength(50 + 2);
+  }, 120_000);
+
+  it('plans a shape whose one-bucket window had more groups than the merge holds whole the next time, its bytes unchanged; a shape that fit stays cut', async () => {
+    // Stats of their own: the plan is remembered per process, per shape.
+    const many = `${H}&interval=all&groupBy=grid&cell=0.01&stats=frp.max&format=csv`;
+    const few = `${H}&interval=all&groupBy=grid&cell=0.5&stats=frp.max&format=csv`;
+    const s = await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4' });
+    const plansAfter = async (url: string) => {
+      const before = splitPlans();
+      const [bytes] = await answers(s, [[url, undefined]]);
+      const after = splitPlans();
+      return { bytes: bytes!, cut: after.cut - before.cut, whole: after.whole - before.whole };
+    };
+    const first = await plansAfter(many);
+    expect([first.cut, first.whole]).toEqual([1, 0]);
+    const again = await plansAfter(many);
+    expect([again.cut, again.whole]).toEqual([0, 1]);
+    const fit = [await plansAfter(few), await plansAfter(few)];
+    expect(fit.map((f) => [f.cut, f.whole])).toEqual([[1, 0], [1, 0]]);
+    const one = await answers(await serve({ EXTRACT_CONNECTIONS: '1' }), [[many, undefined], [few, undefined]]);
+    expect(same([first.bytes, again.bytes, fit[0]!.bytes, fit[1]!.bytes], [one[0]!, one[0]!, one[1]!, one[1]!])).toEqual([true, true, true, true]);
+    // More groups than the merge holds (20,000): the first request's parts were run and given up.
+    expect(one[0]!.toString('utf8').split('\n').length).toBeGreaterThan(20_002);
   }, 120_000);
 
   it('interrupts every part when the client goes, and gives every connection back; the next request is answered', async () => {
