@@ -15,12 +15,7 @@ import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
 import { rememberRate, shapeKey, splitWorthIt } from './aggregate-split-memo.ts';
 
-/**
- * Rows in the window (from the files' footer counts, an upper bound on its groups) from
- * which its groups are spooled to TEMP_DIR rather than held by DuckDB until sent: small enough
- * that any answer with many groups is spooled, large enough that a small one keeps the one
- * statement per part and no temp file (AGGREGATE_SPOOL_ROWS's default).
- */
+/** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
 export const SPOOL_ROWS = 20_000;
 /** Rows the first part's statement reads, about (a part is at least one bucket). */
 const PART_ROWS = 20_000;
