@@ -114,3 +114,19 @@ export async function writeAggregateData(): Promise<string> {
   await writeFile(p('hotspots/date=2024-02-29/README.txt'), 'not data');
   return dir;
 }
+
+/**
+ * Many hotspots of one July 2025 day as a SELECT for DuckDB to COPY to Parquet: `rows` rows at
+ * `step` seconds apart (modulo the day), countries PT, ES, FR and null in turn, spread positions
+ * and brightness; `frp` the expression of the radiative power over `i` (the row number).
+ */
+export function bulkHotspotsSql(o: { day: string; idPrefix: string; rows: number; step: number; frp: string }): string {
+  const t = `(TIMESTAMPTZ '2025-07-${o.day} 00:00:00+00' + to_seconds((i * ${o.step}) % 86400))`;
+  return `SELECT printf('${o.idPrefix}-%08d', i) AS id, CASE WHEN i % 3 = 0 THEN 'MODIS_NRT' ELSE 'VIIRS_SNPP_NRT' END AS product, ${t} AS "acquiredAtUtc",
+      CASE i % 4 WHEN 0 THEN 'PT' WHEN 1 THEN 'ES' WHEN 2 THEN 'FR' ELSE NULL END AS country,
+      (36.0 + (hash(i) % 9000) / 1000.0)::DOUBLE AS latitude, (-9.5 + (hash(i * 7) % 12000) / 1000.0)::DOUBLE AS longitude,
+      NULL::DOUBLE AS brightness, NULL::DOUBLE AS bright_t31, (300 + (hash(i) % 997) / 7.0)::DOUBLE AS bright_ti4, 290.1::DOUBLE AS bright_ti5,
+      0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '2025-07-${o.day}' AS acq_date, '0000' AS acq_time, 'N' AS satellite, 'VIIRS' AS instrument,
+      'n' AS confidence, '2.0NRT' AS version, (${o.frp})::DOUBLE AS frp, 'D' AS daynight, NULL::INTEGER AS type
+    FROM range(${o.rows}) r(i)`;
+}

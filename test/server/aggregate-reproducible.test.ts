@@ -2,6 +2,7 @@ import { cp, mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bulkHotspotsSql } from '../helpers/aggregate-data.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -30,15 +31,8 @@ async function bulkDir(): Promise<string> {
     for (const part of ['a', 'b']) {
       const file = path.join(dir, `hotspots/date=2025-07-${day}/part-${part}.parquet`);
       await mkdir(path.dirname(file), { recursive: true });
-      const t = `(TIMESTAMPTZ '2025-07-${day} 00:00:00+00' + to_seconds(i % 86400))`;
-      await c.run(`COPY (
-        SELECT printf('${day}${part}-%08d', i) AS id, CASE WHEN i % 3 = 0 THEN 'MODIS_NRT' ELSE 'VIIRS_SNPP_NRT' END AS product, ${t} AS "acquiredAtUtc",
-          CASE i % 4 WHEN 0 THEN 'PT' WHEN 1 THEN 'ES' WHEN 2 THEN 'FR' ELSE NULL END AS country,
-          (36.0 + (hash(i) % 9000) / 1000.0)::DOUBLE AS latitude, (-9.5 + (hash(i * 7) % 12000) / 1000.0)::DOUBLE AS longitude,
-          NULL::DOUBLE AS brightness, NULL::DOUBLE AS bright_t31, (300 + (hash(i) % 997) / 7.0)::DOUBLE AS bright_ti4, 290.1::DOUBLE AS bright_ti5,
-          0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '2025-07-${day}' AS acq_date, '0000' AS acq_time, 'N' AS satellite, 'VIIRS' AS instrument,
-          'n' AS confidence, '2.0NRT' AS version, ((hash(i * 13) % 100000) / 1000.0 + 0.1)::DOUBLE AS frp, 'D' AS daynight, NULL::INTEGER AS type
-        FROM range(${part === 'a' ? 40000 : 20000}) r(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 5000)`);
+      const sql = bulkHotspotsSql({ day, idPrefix: `${day}${part}`, rows: part === 'a' ? 40000 : 20000, step: 1, frp: '(hash(i * 13) % 100000) / 1000.0 + 0.1' });
+      await c.run(`COPY (${sql}) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 5000)`);
     }
   }
   c.closeSync();

@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
+import { bulkHotspotsSql } from '../helpers/aggregate-data.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { splitPlans } from '../../queries/stream/aggregate-split-memo.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -31,16 +32,8 @@ beforeAll(async () => {
   for (const day of ['01', '02', '03']) {
     const file = path.join(dataDir, `hotspots/date=2025-07-${day}/a.parquet`);
     await mkdir(path.dirname(file), { recursive: true });
-    const t = `(TIMESTAMPTZ '2025-07-${day} 00:00:00+00' + to_seconds((i * 7) % 86400))`;
-    await c.run(`COPY (
-      SELECT printf('${day}-%08d', i) AS id, CASE WHEN i % 3 = 0 THEN 'MODIS_NRT' ELSE 'VIIRS_SNPP_NRT' END AS product, ${t} AS "acquiredAtUtc",
-        CASE i % 4 WHEN 0 THEN 'PT' WHEN 1 THEN 'ES' WHEN 2 THEN 'FR' ELSE NULL END AS country,
-        (36.0 + (hash(i) % 9000) / 1000.0)::DOUBLE AS latitude, (-9.5 + (hash(i * 7) % 12000) / 1000.0)::DOUBLE AS longitude,
-        NULL::DOUBLE AS brightness, NULL::DOUBLE AS bright_t31, (300 + (hash(i) % 997) / 7.0)::DOUBLE AS bright_ti4, 290.1::DOUBLE AS bright_ti5,
-        0.39::DOUBLE AS scan, 0.36::DOUBLE AS track, '2025-07-${day}' AS acq_date, '0000' AS acq_time, 'N' AS satellite, 'VIIRS' AS instrument,
-        'n' AS confidence, '2.0NRT' AS version, CASE WHEN i % 9973 < 4 THEN 9007199254740992.0 ELSE ((hash(i * 13) % 100000) / 1000.0 + 0.1) END::DOUBLE AS frp,
-        'D' AS daynight, NULL::INTEGER AS type
-      FROM range(30000) r(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 5000)`);
+    const frp = 'CASE WHEN i % 9973 < 4 THEN 9007199254740992.0 ELSE ((hash(i * 13) % 100000) / 1000.0 + 0.1) END';
+    await c.run(`COPY (${bulkHotspotsSql({ day, idPrefix: day, rows: 30000, step: 7, frp })}) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 5000)`);
   }
   c.closeSync();
   await writeChain(dataDir, 'hotspots', CHAIN);
