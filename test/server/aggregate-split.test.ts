@@ -7,7 +7,6 @@ import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
 import { bulkHotspotsSql } from '../helpers/aggregate-data.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
-import { splitPlans } from '../../queries/stream/aggregate-split-memo.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const started: TestServer[] = [];
@@ -96,10 +95,16 @@ describe('a window of one bucket, cut inside it and merged', () => {
     const many = `${H}&interval=all&groupBy=grid&cell=0.01&stats=frp.max&format=csv`;
     const few = `${H}&interval=all&groupBy=grid&cell=0.5&stats=frp.max&format=csv`;
     const s = await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4' });
+    // As /metrics counts them (per process: the deltas of one request).
+    const plans = async () => {
+      const text = await (await fetch(`${s.url}/metrics`)).text();
+      const count = (name: string) => Number(text.match(new RegExp(`^fire_api_aggregate_split_${name}_total (\\d+)$`, 'm'))?.[1]);
+      return { cut: count('cut'), whole: count('whole') };
+    };
     const plansAfter = async (url: string) => {
-      const before = splitPlans();
+      const before = await plans();
       const [bytes] = await answers(s, [[url, undefined]]);
-      const after = splitPlans();
+      const after = await plans();
       return { bytes: bytes!, cut: after.cut - before.cut, whole: after.whole - before.whole };
     };
     const first = await plansAfter(many);
