@@ -2,7 +2,7 @@ import type { Sources } from '../files/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { Interval } from '../sql/aggregate-shape.ts';
 import type { Window } from '../window.ts';
-import { rowSlices } from './slices.ts';
+import { rowSlices, rowsIn } from './slices.ts';
 
 const HOUR = 3_600_000_000n;
 const DAY = 24n * HOUR;
@@ -61,6 +61,25 @@ export function mergedSlices(w: Window, sources: Sources, n: number, interval: I
   if (aligned >= n) return null;
   const parts = cutAt(w, rowCuts(w, sources, n));
   return parts.length > aligned ? parts : null;
+}
+
+/** Sixteenths of a part's rows: the steps its first piece is cut in. */
+const STEPS = 16;
+
+/**
+ * The parts a connection each, run in turn: the first part's first `rows` or so alone first, when
+ * some of it is left. Their groups alone may already be too many to merge: the run then stops
+ * before the others end.
+ */
+export function probedLanes(parts: readonly Window[], sources: Sources, rows: number): Window[][] {
+  const lanes = parts.map((p) => [p]);
+  const first = parts[0];
+  const total = first ? rowsIn(sources, first) : 0;
+  const steps = total > 0 ? Math.ceil((STEPS * rows) / total) : STEPS;
+  if (!first || steps >= STEPS) return lanes;
+  const probe = { from: first.from, to: rowSlices(first, sources, STEPS)[steps]!.from };
+  if (probe.to > first.from && probe.to < first.to) lanes[0] = [probe, { from: probe.to, to: first.to }];
+  return lanes;
 }
 
 /** The files of the partitions that overlap `w`. */

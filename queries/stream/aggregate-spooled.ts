@@ -13,7 +13,7 @@ import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spo
 import { readSpool } from './aggregate-spool-read.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
-import { rememberRate, shapeKey, splitWorthIt } from './aggregate-split-memo.ts';
+import { mergedIfWorthIt, rememberRate, shapeKey } from './aggregate-split-memo.ts';
 
 /** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
 export const SPOOL_ROWS = 20_000;
@@ -36,10 +36,10 @@ export interface SpooledQuery {
   cols: AggregateColumns;
 }
 
-/** A window's groups held (aggregate.ts): bucket-aligned parts' results in order; or, cut inside fewer buckets than parts, merged (null: more than `most` groups, or not cut). */
+/** A window's groups held (aggregate.ts): bucket-aligned parts' results in order; or, cut inside fewer buckets than parts, merged (null: more than `most` groups, or not cut; `watched`: stopped once a part alone has more). */
 export interface HeldParts {
   held(w: Window): Promise<DuckDBMaterializedResult[]>;
-  split(w: Window, most: number): Promise<Groups | null>;
+  split(w: Window, most: number, watched: boolean): Promise<Groups | null>;
 }
 
 /** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
@@ -129,19 +129,19 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
  * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
  * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
  * A first part that is the whole window (its buckets cannot be cut) is first run cut inside
- * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups; when it
- * does not, the rate is remembered, and the shape's next window that rate puts past them is not cut.
+ * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups (the parts
+ * stopped once one alone has more, unless the shape's rates say they fit); either way the rate is
+ * remembered, and the shape's next window its whole rate puts past them is not cut.
  */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
   const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
   const shape = rest ? null : shapeKey(q.spec, q.shape);
-  if (shape && splitWorthIt(shape, rows(q.window), Math.min(q.rowLimit, HOLD_GROUPS))) {
-    const merged = await split(q.window, Math.min(q.rowLimit, HOLD_GROUPS));
-    ctx.signal.throwIfAborted();
-    if (merged) return merged;
-  }
+  const most = Math.min(q.rowLimit, HOLD_GROUPS);
+  const merged = shape && (await mergedIfWorthIt(shape, rows(q.window), most, (watched) => split(q.window, most, watched)));
+  ctx.signal.throwIfAborted();
+  if (merged) return merged;
   const statement = statementOf(q, first);
   const probe = statement && (await c.run(statement.sql, statement.params));
   ctx.signal.throwIfAborted();

@@ -1,8 +1,8 @@
-import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Observation } from '../files/chain.ts';
 import type { Sources } from '../files/preflight.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
-import { aggregateColumns, compileAggregate, type AggregateColumns } from '../sql/compile-aggregate.ts';
+import { aggregateColumns, type AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { aggregateColumnList, chunkReader, type AggregateColumn } from './aggregate-rows.ts';
@@ -14,10 +14,10 @@ import { FORMATS } from '../formats.ts';
 import { cachedGroups, keepGroups } from './aggregate-cache.ts';
 import { aggregateParquet } from './aggregate-parquet.ts';
 import { hasGroupGeometry } from './aggregate-geometry.ts';
-import { bucketSlices, filesIn, mergedSlices } from './aggregate-slices.ts';
+import { partPlan, runParts, type PartsRun } from './aggregate-parts.ts';
 import { mergedGroups } from './aggregate-merge.ts';
-import { idleHelpers, requestConnection } from './request-connection.ts';
-import { sliceCount } from './slices.ts';
+import { requestConnection } from './request-connection.ts';
+import { rowsIn } from './slices.ts';
 import { spooledGroups, spoolsGroups } from './aggregate-spooled.ts';
 
 export interface AggregateRequest extends ExtractRequest {
@@ -42,68 +42,10 @@ export interface Aggregate {
   file: Buffer | null;
 }
 
-/** One part's groups, held by DuckDB until they are sent (at most `most` + 1: enough to see a cut, or that there are more). */
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number }): Promise<DuckDBMaterializedResult | null> {
-  if (files.length === 0) return null;
-  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1 });
-  return c.run(compiled.sql, compiled.params);
-}
-
-/** The parts a window is run in on `n` connections: bucket-aligned (concatenated), or cut inside buckets (`merged`); null: not run. */
-type PartPlan = (n: number) => { windows: Window[]; merged: boolean } | null;
-
-/** Parts of the window: cut inside its buckets when they are fewer than the parts it is worth, if `merge`; else bucket-aligned (null if `merge` is 'only'). */
-function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only'): PartPlan {
-  return (n) => {
-    const cut = merge ? mergedSlices(w, sources, n, interval) : null;
-    if (cut) return { windows: cut, merged: true };
-    return merge === 'only' ? null : { windows: bucketSlices(w, sources, n, interval), merged: false };
-  };
-}
-
-interface PartsRun {
-  results: DuckDBMaterializedResult[];
-  merged: boolean;
-}
-
-/**
- * The window's groups, computed in parts side by side on the request's connection and the idle
- * ones a large enough window is worth (one statement runs on DUCKDB_THREADS, the cores are used
- * by statements side by side), each giving its first `most` + 1 groups: bucket-aligned parts'
- * groups in order are the window's; parts cut inside a bucket share groups, merged after.
- */
-async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
-  const helpers = idleHelpers(ctx.engine, sliceCount(req.window, sources, ctx.connectionsPerExtract) - 1);
-  const connections = [c, ...helpers.map((h) => h.connection)];
-  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
-  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
-  ctx.signal.addEventListener('abort', interrupt);
-  try {
-    const planned = plan(connections.length);
-    if (!planned) return null;
-    const labels = planned.merged ? req.window : undefined;
-    // The first part to fail says why; the others then fail with the interrupt it sent them.
-    let cause: { error: unknown } | null = null;
-    const parts = planned.windows.map((w, i) =>
-      runAggregate(connections[i]!, spec, filesIn(sources, w), { window: w, labels, shape: req.shape, most }).catch((e: unknown) => {
-        cause ??= { error: e };
-        connections.forEach((other, j) => j !== i && other.interrupt());
-        throw e;
-      }),
-    );
-    // Every part is awaited before the helpers go back: none is mid-statement then.
-    const settled = await Promise.allSettled(parts);
-    if (cause) throw (cause as { error: unknown }).error;
-    return { results: settled.flatMap((p) => (p.status === 'fulfilled' && p.value ? [p.value] : [])), merged: planned.merged };
-  } finally {
-    ctx.signal.removeEventListener('abort', interrupt);
-    helpers.forEach((h) => h.release());
-  }
-}
-
 /** A run's groups: merged when its parts were cut inside buckets (null: more than `most`, short of the limit), else concatenated. */
 function groupsOfRun(run: PartsRun, req: AggregateRequest, cols: AggregateColumns, most: number): Groups | null {
   const { results } = run;
+  if (run.over) return null;
   if (run.merged) return mergedGroups(results, { shape: req.shape, cols, window: req.window, rowLimit: req.rowLimit, most });
   return resultGroups(results, req.rowLimit, req.window, chunkReader(results[0]?.columnNames() ?? [], req.shape, cols));
 }
@@ -111,12 +53,19 @@ function groupsOfRun(run: PartsRun, req: AggregateRequest, cols: AggregateColumn
 /** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
 async function groupsOf(ctx: ExtractContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
   const cols = aggregateColumns({ spec, shape: req.shape });
-  const run = (w: Window, merge: boolean | 'only', most: number) => runParts(ctx, c, spec, sources, { ...req, window: w }, partPlan(sources, w, req.shape.interval, merge), most);
+  // A merge that may give up (more groups than `most`, short of the limit), `watched` from a first piece on: a sixteenth
+  // of the window, and at least twice `most` rows (fewer cannot have more groups than `most`; twice can).
+  const probe = (w: Window, most: number) => {
+    const rows = rowsIn(sources, w);
+    return most < req.rowLimit && rows > most ? Math.max(rows / 16, 2 * most) : null;
+  };
+  const run = (w: Window, merge: boolean | 'only', most: number, watched = false) =>
+    runParts(ctx, c, spec, sources, { ...req, window: w }, partPlan(sources, w, req.shape.interval, merge, watched ? probe(w, most) : null), most);
   if (spoolsGroups(sources, req.window, ctx.aggregateSpoolRows)) {
     const held = async (w: Window) => (await run(w, false, req.rowLimit))!.results;
     // A window of fewer buckets than parts, in parts merged: held if few groups, else (null) spooled as one part.
-    const split = async (w: Window, most: number) => {
-      const parts = await run(w, 'only', most);
+    const split = async (w: Window, most: number, watched: boolean) => {
+      const parts = await run(w, 'only', most, watched);
       return parts && groupsOfRun(parts, { ...req, window: w }, cols, most);
     };
     return spooledGroups(ctx, c, { spec, sources, window: req.window, shape: req.shape, rowLimit: req.rowLimit, columns, cols }, { held, split });

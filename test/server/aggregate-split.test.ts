@@ -119,6 +119,26 @@ describe('a window of one bucket, cut inside it and merged', () => {
     expect(one[0]!.toString('utf8').split('\n').length).toBeGreaterThan(20_002);
   }, 120_000);
 
+  it("stops a first request's parts once its first piece alone has more groups than the merge holds, answers it whole byte for byte, and gives every connection back", async () => {
+    // The three days whole (90,000 rows) on two connections: the first part's first 40,000 rows or so alone first.
+    const days = '/api/v1/hotspots/aggregate?from=2025-07-01T00:00:00Z&to=2025-07-04T00:00:00Z&interval=all&groupBy=grid&stats=frp.min&format=csv';
+    const [many, few] = [`${days}&cell=0.01`, `${days}&cell=0.5`];
+    const s = await serve({ EXTRACT_CONNECTIONS: '2', DUCKDB_CONNECTIONS: '4' });
+    const stopped = async () => Number((await (await fetch(`${s.url}/metrics`)).text()).match(/^fire_api_aggregate_split_stopped_total (\d+)$/m)?.[1]);
+    const got: { bytes: Buffer; stopped: number }[] = [];
+    // Stopped the first time; planned whole the next; a shape that fits is merged.
+    for (const url of [many, many, few]) {
+      const before = await stopped();
+      const [bytes] = await answers(s, [[url, undefined]]);
+      got.push({ bytes: bytes!, stopped: (await stopped()) - before });
+    }
+    expect(got.map((g) => g.stopped)).toEqual([1, 0, 0]);
+    expect(await waitFor(() => s.engine.busy === 0, 10_000)).toBe(true);
+    const one = await answers(await serve({ EXTRACT_CONNECTIONS: '1' }), [[many, undefined], [few, undefined]]);
+    expect(same(got.map((g) => g.bytes), [one[0]!, one[0]!, one[1]!])).toEqual([true, true, true]);
+    expect(one[0]!.toString('utf8').split('\n').length).toBeGreaterThan(20_002);
+  }, 120_000);
+
   it('interrupts every part when the client goes, and gives every connection back; the next request is answered', async () => {
     const s = await serve({ EXTRACT_CONNECTIONS: '3', DUCKDB_CONNECTIONS: '4', AGGREGATE_SPOOL_ROWS: '0' });
     const controller = new AbortController();

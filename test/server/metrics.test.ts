@@ -19,7 +19,7 @@ describe('/metrics', () => {
     const r = await fetch(`${s.url}/metrics`);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await r.text();
-    for (const name of ['fire_api_duckdb_connections_busy', 'fire_api_duckdb_requests_queued', 'fire_api_file_checks_warming', 'fire_api_rows_cache_bytes', 'fire_api_rows_cache_hits_total', 'fire_api_rows_cache_misses_total', 'fire_api_aggregate_cache_bytes', 'fire_api_aggregate_cache_hits_total', 'fire_api_aggregate_cache_misses_total', 'fire_api_aggregate_split_cut_total', 'fire_api_aggregate_split_whole_total', 'fire_api_renderings_bytes', 'fire_api_renderings_files', 'fire_api_renderings_hits_total', 'fire_api_renderings_misses_total', 'fire_api_streams_aborted_total', 'fire_api_rate_limit_store_errors_total']) {
+    for (const name of ['fire_api_duckdb_connections_busy', 'fire_api_duckdb_requests_queued', 'fire_api_file_checks_warming', 'fire_api_rows_cache_bytes', 'fire_api_rows_cache_hits_total', 'fire_api_rows_cache_misses_total', 'fire_api_aggregate_cache_bytes', 'fire_api_aggregate_cache_hits_total', 'fire_api_aggregate_cache_misses_total', 'fire_api_aggregate_split_cut_total', 'fire_api_aggregate_split_whole_total', 'fire_api_aggregate_split_stopped_total', 'fire_api_renderings_bytes', 'fire_api_renderings_files', 'fire_api_renderings_hits_total', 'fire_api_renderings_misses_total', 'fire_api_streams_aborted_total', 'fire_api_rate_limit_store_errors_total']) {
       expect(sample(text, name), name).toBe(0);
     }
     for (const family of ['fire_api_responses_total counter', 'fire_api_rows_promised_total counter', 'fire_api_auth_failures_total counter', 'fire_api_request_duration_seconds histogram', 'fire_api_data_files gauge']) {

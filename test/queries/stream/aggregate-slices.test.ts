@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sources } from '../../../queries/files/preflight.ts';
 import { formatInstant, parseInstant } from '../../../queries/instant.ts';
-import { bucketFloor, bucketSlices, filesIn, mergedSlices } from '../../../queries/stream/aggregate-slices.ts';
+import { bucketFloor, bucketSlices, filesIn, mergedSlices, probedLanes } from '../../../queries/stream/aggregate-slices.ts';
 
 const at = (text: string) => parseInstant(text)!;
 const DAY = 86_400_000_000n;
@@ -83,5 +83,20 @@ describe('a window of fewer buckets than parts, cut inside them', () => {
     const three = counted('2025-01-04', [10_000, 10_000, 10_000]);
     expect(text(bucketSlices(weeks, three, 4, 'week'))).toEqual(['2025-01-04T00:00:00Z/2025-01-06T00:00:00Z', '2025-01-06T00:00:00Z/2025-01-07T00:00:00Z']);
     expect(text(mergedSlices(weeks, three, 4, 'week')!)).toEqual(['2025-01-04T00:00:00Z/2025-01-04T18:00:00Z', '2025-01-04T18:00:00Z/2025-01-05T12:00:00Z', '2025-01-05T12:00:00Z/2025-01-06T06:00:00Z', '2025-01-06T06:00:00Z/2025-01-07T00:00:00Z']);
+  });
+});
+
+describe('parts cut inside a bucket, with a first piece alone first', () => {
+  it("runs the first part's first rows (in sixteenths of it, at least as many as asked) before the rest of it, the other parts as they were", () => {
+    const w = { from: at('2025-01-01'), to: at('2025-01-05') };
+    const s = counted('2025-01-01', [16_000, 16_000, 16_000, 16_000]);
+    const parts = mergedSlices(w, s, 2, 'all')!;
+    // The first part's 32,000 rows: 4,000 are two sixteenths (6 hours of the first day), 5,000 three.
+    expect(probedLanes(parts, s, 4_000).map(text)).toEqual([['2025-01-01T00:00:00Z/2025-01-01T06:00:00Z', '2025-01-01T06:00:00Z/2025-01-03T00:00:00Z'], ['2025-01-03T00:00:00Z/2025-01-05T00:00:00Z']]);
+    expect(text(probedLanes(parts, s, 5_000)[0]!)).toEqual(['2025-01-01T00:00:00Z/2025-01-01T09:00:00Z', '2025-01-01T09:00:00Z/2025-01-03T00:00:00Z']);
+    // Nothing left of the first part after its first piece (fifteen sixteenths at most): the parts alone.
+    expect(probedLanes(parts, s, 32_000)).toEqual(parts.map((p) => [p]));
+    expect(probedLanes(parts, s, 31_000)).toEqual(parts.map((p) => [p]));
+    expect(probedLanes(parts, s, 29_000)[0]).toHaveLength(2);
   });
 });
