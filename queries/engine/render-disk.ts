@@ -1,10 +1,24 @@
 import { rm } from 'node:fs/promises';
-import { renderedRows, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+import { windowRanges, type ByteRange, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+
+/** A window's rows in renderings: each file's byte ranges, in order; the files kept on disk until `release`. */
+export interface RenderedRanges {
+  files: { file: string; ranges: ByteRange[] }[];
+  returned: number;
+  /** Bytes the ranges hold. */
+  bytes: number;
+  /** The window is read: its renderings may be removed again (idempotent). */
+  release(): void;
+  /** `file` could not be read: forgotten, so the next window's miss renders it again. */
+  lost(file: string): void;
+}
 
 /**
  * The renderings kept on disk within RENDER_CACHE_MB, least recently used first, and what the
  * rendering under way has written so far: every byte a rendering writes counts (DuckDB's scratch
- * copy of a file's CSV lines included), and room is made before a rendering is written.
+ * copy of a file's CSV lines included), and room is made before a rendering is written. A rendering
+ * evicted while a window reads it leaves the index at once and the disk when its last reader is
+ * done: the disk held may pass the budget by the renderings being read, shown until they leave.
  */
 export class RenderDisk {
   private readonly entries = new Map<string, RenderedEntry>();
@@ -12,12 +26,17 @@ export class RenderDisk {
   private kept = 0;
   /** Disk the rendering under way has written so far (a scratch copy, then its text). */
   private writing = 0;
+  /** Readers of each rendering file being read. */
+  private readonly readers = new Map<string, number>();
+  /** Renderings evicted while read, by file: removed when their last reader is done. */
+  private readonly doomed = new Map<string, number>();
+  private doomedBytes = 0;
 
   constructor(readonly maxBytes: number) {}
 
-  /** Disk held: the renderings kept and what the one under way has written. */
+  /** Disk held: the renderings kept, those evicted but still read, and what the one under way has written. */
   get bytes(): number {
-    return this.kept + this.writing;
+    return this.kept + this.doomedBytes + this.writing;
   }
 
   get files(): number {
@@ -29,26 +48,31 @@ export class RenderDisk {
   }
 
   /**
-   * The window's rows from the renderings `keys` (each file's, in order), or null when any has none,
-   * or none the window's filters can use. A rendering whose file is gone is forgotten, so the next
-   * window's miss renders it again.
+   * Where the window's rows lie in the renderings `keys` (each file's, in order), or null when any
+   * has none, or none the window's filters can use. The renderings stay on disk until released.
    */
-  async read(keys: readonly string[], window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
+  ranges(keys: readonly string[], window: RenderWindow): RenderedRanges | null {
     const found = keys.map((k) => this.entries.get(k));
     if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) return null;
-    const parts: Buffer[] = [];
-    let returned = 0;
-    for (const [i, entry] of (found as RenderedEntry[]).entries()) {
+    const files = (found as RenderedEntry[]).map((entry, i) => {
       // Most recently used last: eviction takes the first.
       this.entries.delete(keys[i]!);
       this.entries.set(keys[i]!, entry);
-      const part = await renderedRows(entry, window);
-      if (!part) return (this.drop(keys[i]!, entry), null);
-      parts.push(part.bytes);
-      returned += part.returned;
-    }
-    // One file (most windows): its range as read, not copied again.
-    return { bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts), returned };
+      this.readers.set(entry.file, (this.readers.get(entry.file) ?? 0) + 1);
+      return { file: entry.file, ...windowRanges(entry, window) };
+    });
+    let released = false;
+    const release = () => {
+      if (!released) for (const f of files) this.unread(f.file);
+      released = true;
+    };
+    const lost = (file: string) => {
+      const i = files.findIndex((f) => f.file === file);
+      if (i >= 0 && this.entries.get(keys[i]!) === found[i]) this.drop(keys[i]!, found[i]!);
+    };
+    const ranges = files.map((f) => ({ file: f.file, ranges: f.ranges }));
+    const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);
+    return { files: ranges, returned: files.reduce((n, f) => n + f.returned, 0), bytes: files.reduce((n, f) => n + size(f.ranges), 0), release, lost };
   }
 
   /**
@@ -75,17 +99,34 @@ export class RenderDisk {
     this.evict();
   }
 
+  /** The rendering leaves the index; its file leaves the disk now, or when its last reader is done. */
   private drop(key: string, entry: RenderedEntry): void {
-    if (this.entries.get(key) !== entry) return;
     this.entries.delete(key);
-    this.kept -= entry.offsets[entry.offsets.length - 1]!;
+    const bytes = entry.offsets[entry.offsets.length - 1]!;
+    this.kept -= bytes;
+    if (!this.readers.has(entry.file)) return remove(entry.file);
+    this.doomed.set(entry.file, bytes);
+    this.doomedBytes += bytes;
   }
 
+  private unread(file: string): void {
+    const left = this.readers.get(file)! - 1;
+    if (left > 0) return void this.readers.set(file, left);
+    this.readers.delete(file);
+    const bytes = this.doomed.get(file);
+    if (bytes === undefined) return;
+    this.doomed.delete(file);
+    this.doomedBytes -= bytes;
+    remove(file);
+  }
+
+  /** Renderings out, least recently used first, until those kept and the one under way fit (one evicted but still read leaves when its reader is done). */
   private evict(): void {
     for (const [k, old] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+      if (this.kept + this.writing <= this.maxBytes) break;
       this.drop(k, old);
-      void rm(old.file, { force: true }).catch(() => undefined);
     }
   }
 }
+
+const remove = (file: string) => void rm(file, { force: true }).catch(() => undefined);

@@ -17,8 +17,10 @@ export type RenderedFormat = 'geojson' | 'csv';
 /** A file to render, as listed and checked. */
 export interface Job {
   format: RenderedFormat;
-  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
+  /** Not waited for (seen by the background checks, or a large window's file): rendered only while no request waits for DuckDB. */
   seen: boolean;
+  /** A large window's file: rendered only while no request uses DuckDB at all. */
+  quiet: boolean;
   spec: QuerySpec;
   file: DataFile;
   hash: string;

@@ -1,6 +1,6 @@
 import type { Engine } from './engine.ts';
 import type { Job } from './render-job.ts';
-import { idle } from './render-timing.ts';
+import { contended, idle } from './render-timing.ts';
 
 /** Files waiting beyond this are not queued; they are asked for again by their next window. */
 export const MAX_QUEUED = 1000;
@@ -39,9 +39,9 @@ export class RenderQueue {
     return this.jobs.has(key);
   }
 
-  /** Queues a file under `key` unless the queue is full (for a seen file, MAX_SEEN_QUEUED); the caller starts the work. */
-  add(key: string, job: Omit<Job, 'done' | 'settle'>): void {
-    if (this.closed || this.jobs.size >= (job.seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
+  /** Queues a file under `key` unless the queue is full (for a file the background checks found, `fewer`: MAX_SEEN_QUEUED); the caller starts the work. */
+  add(key: string, job: Omit<Job, 'done' | 'settle'>, fewer = false): void {
+    if (this.closed || this.jobs.size >= (fewer ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     this.jobs.set(key, { ...job, done, settle });
@@ -53,11 +53,14 @@ export class RenderQueue {
    */
   soon(engine: Engine, keys: readonly string[]): Job[] | null {
     if (this.closed || engine.isClosed) return null;
-    const ahead = [...this.jobs.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
+    // In the order they are rendered: every file asked for before any only seen.
+    const queued = [...this.jobs];
+    const order = [...queued.filter(([, j]) => !j.seen), ...queued.filter(([, j]) => j.seen)].map(([k]) => k);
+    const ahead = order.slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
     if (keys.length === 0 || !keys.every((k) => ahead.includes(k))) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.
-    for (const j of jobs) j.seen = false;
+    for (const j of jobs) j.seen = j.quiet = false;
     this.start(engine);
     return jobs;
   }
@@ -104,15 +107,19 @@ export class RenderQueue {
     this.start(engine);
   }
 
-  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
+  /**
+   * The first file asked for; when none is left, the first not asked for: a seen file only while the
+   * engine is idle, a large window's file only while no request uses DuckDB at all (checked per job).
+   */
   private next(engine: Engine): [string, Job] | undefined {
     // The engine closed: none of the files left can be rendered any more.
     if (engine.isClosed) this.close();
-    let seen: [string, Job] | undefined;
+    const [quiet, calm] = [!contended(engine), idle(engine)];
+    let later: [string, Job] | undefined;
     for (const entry of this.jobs) {
       if (!entry[1].seen) return entry;
-      seen ??= entry;
+      if (entry[1].quiet ? quiet : calm) later ??= entry;
     }
-    return seen && idle(engine) ? seen : undefined;
+    return later;
   }
 }

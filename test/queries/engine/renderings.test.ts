@@ -159,7 +159,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     const leases = [await engine.acquire(), await engine.acquire()];
     const all = { from: null, to: null, filters: [] };
     try {
-      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, true);
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'seen');
       store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
       expect(await until(async () => (await store.read('geojson', [files[1]!], hashes, all)) !== null)).toBe(true);
       expect([store.files, store.pending, engine.busy]).toEqual([1, 1, 2]);
