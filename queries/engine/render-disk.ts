@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { windowRanges, type ByteRange, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+import { locateIn, type ByteRange, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
 
 /** A window's rows in renderings: each file's byte ranges, in order; the files kept on disk until `release`. */
 export interface RenderedRanges {
@@ -49,30 +49,33 @@ export class RenderDisk {
 
   /**
    * Where the window's rows lie in the renderings `keys` (each file's, in order), or null when any
-   * has none, or none the window's filters can use. The renderings stay on disk until released.
+   * has none, none the window's filters can use, or one cannot be read (forgotten then). The
+   * renderings stay on disk until released.
    */
-  ranges(keys: readonly string[], window: RenderWindow): RenderedRanges | null {
+  async ranges(keys: readonly string[], window: RenderWindow): Promise<RenderedRanges | null> {
     const found = keys.map((k) => this.entries.get(k));
-    if (found.some((e) => !e || (window.filters.length > 0 && !e.index))) return null;
-    const files = (found as RenderedEntry[]).map((entry, i) => {
+    if (found.some((e) => !e || (window.filters.length > 0 && !e.columns))) return null;
+    const entries = found as RenderedEntry[];
+    for (const [i, entry] of entries.entries()) {
       // Most recently used last: eviction takes the first.
       this.entries.delete(keys[i]!);
       this.entries.set(keys[i]!, entry);
       this.readers.set(entry.file, (this.readers.get(entry.file) ?? 0) + 1);
-      return { file: entry.file, ...windowRanges(entry, window) };
-    });
+    }
     let released = false;
     const release = () => {
-      if (!released) for (const f of files) this.unread(f.file);
+      if (!released) for (const e of entries) this.unread(e.file);
       released = true;
     };
     const lost = (file: string) => {
-      const i = files.findIndex((f) => f.file === file);
-      if (i >= 0 && this.entries.get(keys[i]!) === found[i]) this.drop(keys[i]!, found[i]!);
+      const i = entries.findIndex((e) => e.file === file);
+      if (i >= 0 && this.entries.get(keys[i]!) === entries[i]) this.drop(keys[i]!, entries[i]!);
     };
-    const ranges = files.map((f) => ({ file: f.file, ranges: f.ranges }));
+    const located = await locateAll(entries, window, lost);
+    if (!located) return (release(), null);
     const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);
-    return { files: ranges, returned: files.reduce((n, f) => n + f.returned, 0), bytes: files.reduce((n, f) => n + size(f.ranges), 0), release, lost };
+    const files = located.map((l, i) => ({ file: entries[i]!.file, ranges: l.ranges }));
+    return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), release, lost };
   }
 
   /**
@@ -91,10 +94,10 @@ export class RenderDisk {
     this.writing = 0;
   }
 
-  /** The rendering under way, written (`bytes` held for it), kept. */
-  add(key: string, entry: RenderedEntry, bytes: number): void {
+  /** The rendering under way, written (its bytes held for it), kept. */
+  add(key: string, entry: RenderedEntry): void {
     this.entries.set(key, entry);
-    this.kept += bytes;
+    this.kept += entry.bytes;
     this.writing = 0;
     this.evict();
   }
@@ -102,7 +105,7 @@ export class RenderDisk {
   /** The rendering leaves the index; its file leaves the disk now, or when its last reader is done. */
   private drop(key: string, entry: RenderedEntry): void {
     this.entries.delete(key);
-    const bytes = entry.offsets[entry.offsets.length - 1]!;
+    const bytes = entry.bytes;
     this.kept -= bytes;
     if (!this.readers.has(entry.file)) return remove(entry.file);
     this.doomed.set(entry.file, bytes);
@@ -130,3 +133,18 @@ export class RenderDisk {
 }
 
 const remove = (file: string) => void rm(file, { force: true }).catch(() => undefined);
+
+/** Files located at once: a window of a year has hundreds. */
+const LOCATED_AT_ONCE = 16;
+
+/** Each rendering's ranges for the window, or null when one cannot be read (told to `lost`). */
+async function locateAll(entries: readonly RenderedEntry[], window: RenderWindow, lost: (file: string) => void): Promise<{ ranges: ByteRange[]; returned: number }[] | null> {
+  const out: { ranges: ByteRange[]; returned: number }[] = [];
+  for (let i = 0; i < entries.length; i += LOCATED_AT_ONCE) {
+    const batch = entries.slice(i, i + LOCATED_AT_ONCE);
+    const located = await Promise.all(batch.map((e) => locateIn(e, window).catch(() => (lost(e.file), null))));
+    if (located.some((l) => l === null)) return null;
+    out.push(...(located as { ranges: ByteRange[]; returned: number }[]));
+  }
+  return out;
+}

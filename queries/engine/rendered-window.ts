@@ -1,16 +1,10 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { RowFilter } from '../sql/filter-sql.ts';
-import { matchingRuns, type FilterIndex } from './render-filter.ts';
-import { windowRows } from './render-file.ts';
+import { matchingRuns } from './render-filter.ts';
+import { lowerBound } from './render-file.ts';
+import { decodeRecords, type Records, type RenderedEntry } from './render-records.ts';
 
-/** One file's rendering on disk: its rows' keys, byte offsets and filter columns in memory, the text in `file`. */
-export interface RenderedEntry {
-  file: string;
-  keys: BigInt64Array;
-  offsets: Float64Array;
-  /** Null: the dataset's filters are not indexed; only unfiltered windows are answered. */
-  index: FilterIndex | null;
-}
+export type { RenderedEntry } from './render-records.ts';
 
 /** A window as a rendering answers it: the time range (null: open) and the request's row filters. */
 export interface RenderWindow {
@@ -22,11 +16,65 @@ export interface RenderWindow {
 /** Bytes [start, end) of a rendering's text. */
 export type ByteRange = readonly [number, number];
 
-/** The byte ranges of one rendered file holding the window's rows (the filters' kept runs), and how many rows they hold. */
-export function windowRanges(entry: RenderedEntry, w: RenderWindow): { ranges: ByteRange[]; returned: number } {
-  const [first, end] = windowRows(entry.keys, w.from, w.to);
-  const runs = w.filters.length === 0 ? (first < end ? [[first, end] as const] : []) : matchingRuns(entry.index!, w.filters, first, end);
-  return { ranges: runs.map(([s, e]) => [entry.offsets[s]!, entry.offsets[e]!] as const), returned: runs.reduce((n, [s, e]) => n + e - s, 0) };
+/** Where the first row of key ≥ a bound lies: known (`at`), or among rows [lo, hi] (hi when none of [lo, hi) is). */
+type Bound = { at: number } | { lo: number; hi: number; key: bigint };
+
+function bound(e: RenderedEntry, key: bigint | null, open: number): Bound {
+  if (key === null) return { at: open };
+  if (e.rows === 0 || key <= e.sparse[0]!) return { at: 0 };
+  if (key > e.last) return { at: e.rows };
+  const j = lowerBound(e.sparse, key);
+  return { lo: (j - 1) * e.stride, hi: Math.min(j * e.stride, e.rows), key };
+}
+
+const lowOf = (b: Bound) => ('at' in b ? b.at : b.lo);
+const highOf = (b: Bound) => ('at' in b ? b.at : b.hi);
+
+/** The bound's row, from records read over [lo, hi]. */
+const rowOf = (r: Records, b: Bound) => ('at' in b ? b.at : b.lo + lowerBound(r.keys.subarray(b.lo - r.lo, b.hi - r.lo), b.key));
+
+/** Records [lo, hi] (the row at hi too, when there is one: it says where the row before it ends). */
+async function readRecords(handle: FileHandle, e: RenderedEntry, lo: number, hi: number): Promise<Records> {
+  const bytes = Buffer.allocUnsafe((Math.min(hi + 1, e.rows) - lo) * e.record);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, e.text + lo * e.record);
+  if (bytesRead !== bytes.length) throw new Error('a rendering shorter than its records');
+  return decodeRecords(e, lo, bytes);
+}
+
+/** The bound's row and where its text starts (the text's end past the last row). */
+async function settle(handle: FileHandle, e: RenderedEntry, b: Bound): Promise<[number, number]> {
+  if ('at' in b) return [b.at, b.at === 0 ? 0 : b.at === e.rows ? e.text : Number.NaN];
+  const r = await readRecords(handle, e, b.lo, b.hi);
+  const row = rowOf(r, b);
+  return [row, r.starts[row - r.lo]!];
+}
+
+/**
+ * The byte ranges of one rendering holding the window's rows (the filters' kept runs), and how many
+ * rows they hold: an unfiltered window reads the records of the blocks its bounds fall in; a filtered
+ * one every record from its first row's block to its last's.
+ */
+export async function locate(handle: FileHandle, e: RenderedEntry, w: RenderWindow): Promise<{ ranges: ByteRange[]; returned: number }> {
+  const [from, to] = [bound(e, w.from, 0), bound(e, w.to, e.rows)];
+  if (lowOf(from) >= e.rows || highOf(to) === 0) return { ranges: [], returned: 0 };
+  if (w.filters.length === 0) {
+    const [[first, start], [end, stop]] = [await settle(handle, e, from), await settle(handle, e, to)];
+    return first < end ? { ranges: [[start, stop]], returned: end - first } : { ranges: [], returned: 0 };
+  }
+  const r = await readRecords(handle, e, lowOf(from), highOf(to));
+  const [first, end] = [rowOf(r, from), rowOf(r, to)];
+  const runs = first < end ? matchingRuns(r.index!, w.filters, first - r.lo, end - r.lo) : [];
+  return { ranges: runs.map(([s, x]) => [r.starts[s]!, r.starts[x]!] as const), returned: runs.reduce((n, [s, x]) => n + x - s, 0) };
+}
+
+/** As locate, opening the rendering for it. */
+export async function locateIn(e: RenderedEntry, w: RenderWindow): Promise<{ ranges: ByteRange[]; returned: number }> {
+  const handle = await open(e.file, 'r');
+  try {
+    return await locate(handle, e, w);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A read of [start, end) and the ranges it keeps (each inside it). */
@@ -91,7 +139,7 @@ export async function gathered(pieces: AsyncIterable<Buffer>): Promise<Buffer> {
  * are left out in memory.
  */
 export async function renderedRows(entry: RenderedEntry, w: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-  const { ranges, returned } = windowRanges(entry, w);
-  const bytes = await gathered(rangePieces(entry.file, ranges, Infinity)).catch(() => null);
-  return bytes && { bytes, returned };
+  const located = await locateIn(entry, w).catch(() => null);
+  const bytes = located && (await gathered(rangePieces(entry.file, located.ranges, Infinity)).catch(() => null));
+  return bytes && { bytes, returned: located!.returned };
 }

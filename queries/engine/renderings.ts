@@ -117,7 +117,7 @@ export class Renderings {
 
   /** The window's rows in `format` from the renderings of all its files, in order, read whole, or null when any file has none. */
   async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    return this.counted(await readWhole(this.find(format, files, footerHashes, window)));
+    return this.counted(await readWhole(await this.find(format, files, footerHashes, window)));
   }
 
   /**
@@ -129,7 +129,7 @@ export class Renderings {
    * too far down the queue).
    */
   async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<RenderedRead | null> {
-    const found = this.find(format, files, footerHashes, window);
+    const found = await this.find(format, files, footerHashes, window);
     // DuckDB idle: the old way is as quick as the window has ever been answered.
     if (found || !contended(engine)) return this.counted(found);
     const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
@@ -137,7 +137,7 @@ export class Renderings {
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     this.waits++;
     await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
-    return this.counted(signal.aborted ? null : this.find(format, files, footerHashes, window));
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
   }
 
   private counted<T>(read: T | null): T | null {
@@ -146,8 +146,8 @@ export class Renderings {
     return read;
   }
 
-  private find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): RenderedRead | null {
-    const ranges = this.disk.ranges(Renderings.keys(format, files, footerHashes), window);
+  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<RenderedRead | null> {
+    const ranges = await this.disk.ranges(Renderings.keys(format, files, footerHashes), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
     return ranges && { ...ranges, skip: format === 'geojson' && ranges.bytes > 0 ? 1 : 0 };
   }
