@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
-import { locateIn, type ByteRange, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
+import { RenderHandles } from './render-handles.ts';
+import { locate, type ByteRange, type Reader, type RenderedEntry, type RenderWindow } from './rendered-window.ts';
 
 /** A window's rows in renderings: each file's byte ranges, in order; the files kept on disk until `release`. */
 export interface RenderedRanges {
@@ -7,6 +8,8 @@ export interface RenderedRanges {
   returned: number;
   /** Bytes the ranges hold. */
   bytes: number;
+  /** Bytes [start, end) of one of `files` (through a handle kept open); throws when it cannot be read. */
+  read(file: string, start: number, end: number): Promise<Buffer>;
   /** The window is read: its renderings may be removed again (idempotent). */
   release(): void;
   /** `file` could not be read: forgotten, so the next window's miss renders it again. */
@@ -31,8 +34,14 @@ export class RenderDisk {
   /** Renderings evicted while read, by file: removed when their last reader is done. */
   private readonly doomed = new Map<string, number>();
   private doomedBytes = 0;
+  private readonly handles = new RenderHandles(MOST_OPEN);
 
   constructor(readonly maxBytes: number) {}
+
+  /** Renderings' files held open. */
+  get open(): number {
+    return this.handles.size;
+  }
 
   /** Disk held: the renderings kept, those evicted but still read, and what the one under way has written. */
   get bytes(): number {
@@ -71,11 +80,12 @@ export class RenderDisk {
       const i = entries.findIndex((e) => e.file === file);
       if (i >= 0 && this.entries.get(keys[i]!) === entries[i]) this.drop(keys[i]!, entries[i]!);
     };
-    const located = await locateAll(entries, window, lost);
+    const located = await locateAll(entries, window, (e) => (a, b) => this.handles.read(e.file, a, b), lost);
     if (!located) return (release(), null);
     const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);
     const files = located.map((l, i) => ({ file: entries[i]!.file, ranges: l.ranges }));
-    return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), release, lost };
+    const read = (file: string, a: number, b: number) => this.handles.read(file, a, b);
+    return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), read, release, lost };
   }
 
   /**
@@ -107,7 +117,7 @@ export class RenderDisk {
     this.entries.delete(key);
     const bytes = entry.bytes;
     this.kept -= bytes;
-    if (!this.readers.has(entry.file)) return remove(entry.file);
+    if (!this.readers.has(entry.file)) return this.remove(entry.file);
     this.doomed.set(entry.file, bytes);
     this.doomedBytes += bytes;
   }
@@ -120,7 +130,12 @@ export class RenderDisk {
     if (bytes === undefined) return;
     this.doomed.delete(file);
     this.doomedBytes -= bytes;
-    remove(file);
+    this.remove(file);
+  }
+
+  private remove(file: string): void {
+    this.handles.forget(file);
+    void rm(file, { force: true }).catch(() => undefined);
   }
 
   /** Renderings out, least recently used first, until those kept and the one under way fit (one evicted but still read leaves when its reader is done). */
@@ -132,17 +147,18 @@ export class RenderDisk {
   }
 }
 
-const remove = (file: string) => void rm(file, { force: true }).catch(() => undefined);
+/** Renderings' files held open at most (each an open file of the process). */
+const MOST_OPEN = 64;
 
 /** Files located at once: a window of a year has hundreds. */
 const LOCATED_AT_ONCE = 16;
 
 /** Each rendering's ranges for the window, or null when one cannot be read (told to `lost`). */
-async function locateAll(entries: readonly RenderedEntry[], window: RenderWindow, lost: (file: string) => void): Promise<{ ranges: ByteRange[]; returned: number }[] | null> {
+async function locateAll(entries: readonly RenderedEntry[], window: RenderWindow, reader: (e: RenderedEntry) => Reader, lost: (file: string) => void): Promise<{ ranges: ByteRange[]; returned: number }[] | null> {
   const out: { ranges: ByteRange[]; returned: number }[] = [];
   for (let i = 0; i < entries.length; i += LOCATED_AT_ONCE) {
     const batch = entries.slice(i, i + LOCATED_AT_ONCE);
-    const located = await Promise.all(batch.map((e) => locateIn(e, window).catch(() => (lost(e.file), null))));
+    const located = await Promise.all(batch.map((e) => locate(reader(e), e, window).catch(() => (lost(e.file), null))));
     if (located.some((l) => l === null)) return null;
     out.push(...(located as { ranges: ByteRange[]; returned: number }[]));
   }

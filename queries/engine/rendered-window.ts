@@ -1,4 +1,3 @@
-import { open, type FileHandle } from 'node:fs/promises';
 import type { RowFilter } from '../sql/filter-sql.ts';
 import { matchingRuns } from './render-filter.ts';
 import { lowerBound } from './render-file.ts';
@@ -33,48 +32,50 @@ const highOf = (b: Bound) => ('at' in b ? b.at : b.hi);
 /** The bound's row, from records read over [lo, hi]. */
 const rowOf = (r: Records, b: Bound) => ('at' in b ? b.at : b.lo + lowerBound(r.keys.subarray(b.lo - r.lo, b.hi - r.lo), b.key));
 
+/** Bytes [start, end) of one rendering's file; throws when it is shorter. */
+export type Reader = (start: number, end: number) => Promise<Buffer>;
+
 /** Records [lo, hi] (the row at hi too, when there is one: it says where the row before it ends). */
-async function readRecords(handle: FileHandle, e: RenderedEntry, lo: number, hi: number): Promise<Records> {
-  const bytes = Buffer.allocUnsafe((Math.min(hi + 1, e.rows) - lo) * e.record);
-  const { bytesRead } = await handle.read(bytes, 0, bytes.length, e.text + lo * e.record);
-  if (bytesRead !== bytes.length) throw new Error('a rendering shorter than its records');
-  return decodeRecords(e, lo, bytes);
+async function readRecords(read: Reader, e: RenderedEntry, lo: number, hi: number): Promise<Records> {
+  return decodeRecords(e, lo, await read(e.text + lo * e.record, e.text + Math.min(hi + 1, e.rows) * e.record));
 }
 
-/** The bound's row and where its text starts (the text's end past the last row). */
-async function settle(handle: FileHandle, e: RenderedEntry, b: Bound): Promise<[number, number]> {
-  if ('at' in b) return [b.at, b.at === 0 ? 0 : b.at === e.rows ? e.text : Number.NaN];
-  const r = await readRecords(handle, e, b.lo, b.hi);
-  const row = rowOf(r, b);
-  return [row, r.starts[row - r.lo]!];
+/** The row of each bound and where its text starts (the text's end past the last row). */
+async function settle(read: Reader, e: RenderedEntry, bounds: readonly Bound[]): Promise<[number, number][]> {
+  const blocks = bounds.filter((b): b is Extract<Bound, { lo: number }> => !('at' in b));
+  // Bounds near each other (a short window) are found in one read.
+  const lo = Math.min(...blocks.map((b) => b.lo));
+  const hi = Math.max(...blocks.map((b) => b.hi));
+  const one = blocks.length > 1 && (hi - lo) * e.record <= NEAR_BYTES ? await readRecords(read, e, lo, hi) : null;
+  return Promise.all(
+    bounds.map(async (b) => {
+      if ('at' in b) return [b.at, b.at === 0 ? 0 : e.text] as [number, number];
+      const r = one ?? (await readRecords(read, e, b.lo, b.hi));
+      const row = rowOf(r, b);
+      return [row, r.starts[row - r.lo]!] as [number, number];
+    }),
+  );
 }
+
+/** Records read at once for two bounds at most this far apart. */
+const NEAR_BYTES = 64 * 1024;
 
 /**
  * The byte ranges of one rendering holding the window's rows (the filters' kept runs), and how many
  * rows they hold: an unfiltered window reads the records of the blocks its bounds fall in; a filtered
  * one every record from its first row's block to its last's.
  */
-export async function locate(handle: FileHandle, e: RenderedEntry, w: RenderWindow): Promise<{ ranges: ByteRange[]; returned: number }> {
+export async function locate(read: Reader, e: RenderedEntry, w: RenderWindow): Promise<{ ranges: ByteRange[]; returned: number }> {
   const [from, to] = [bound(e, w.from, 0), bound(e, w.to, e.rows)];
   if (lowOf(from) >= e.rows || highOf(to) === 0) return { ranges: [], returned: 0 };
   if (w.filters.length === 0) {
-    const [[first, start], [end, stop]] = [await settle(handle, e, from), await settle(handle, e, to)];
+    const [[first, start], [end, stop]] = (await settle(read, e, [from, to])) as [[number, number], [number, number]];
     return first < end ? { ranges: [[start, stop]], returned: end - first } : { ranges: [], returned: 0 };
   }
-  const r = await readRecords(handle, e, lowOf(from), highOf(to));
+  const r = await readRecords(read, e, lowOf(from), highOf(to));
   const [first, end] = [rowOf(r, from), rowOf(r, to)];
   const runs = first < end ? matchingRuns(r.index!, w.filters, first - r.lo, end - r.lo) : [];
   return { ranges: runs.map(([s, x]) => [r.starts[s]!, r.starts[x]!] as const), returned: runs.reduce((n, [s, x]) => n + x - s, 0) };
-}
-
-/** As locate, opening the rendering for it. */
-export async function locateIn(e: RenderedEntry, w: RenderWindow): Promise<{ ranges: ByteRange[]; returned: number }> {
-  const handle = await open(e.file, 'r');
-  try {
-    return await locate(handle, e, w);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** A read of [start, end) and the ranges it keeps (each inside it). */
@@ -100,21 +101,12 @@ function spans(ranges: readonly ByteRange[], piece: number): Span[] {
 
 /**
  * The ranges of one rendering, read in order a span of at most `piece` bytes at a time (Infinity:
- * one read from the first kept byte to the last), each span's kept bytes one buffer. Throws when
- * the file is gone or shorter than its offsets.
+ * one read from the first kept byte to the last), each span's kept bytes one buffer.
  */
-export async function* rangePieces(file: string, ranges: readonly ByteRange[], piece: number): AsyncGenerator<Buffer> {
-  if (ranges.length === 0) return;
-  const handle = await open(file, 'r');
-  try {
-    for (const span of spans(ranges, piece)) {
-      const read = Buffer.allocUnsafe(span.end - span.start);
-      const { bytesRead } = await handle.read(read, 0, read.length, span.start);
-      if (bytesRead !== read.length) throw new Error('a rendering shorter than its offsets');
-      yield span.kept.length === 1 ? read : kept(read, span);
-    }
-  } finally {
-    await handle.close();
+export async function* rangePieces(read: Reader, ranges: readonly ByteRange[], piece: number): AsyncGenerator<Buffer> {
+  for (const span of spans(ranges, piece)) {
+    const bytes = await read(span.start, span.end);
+    yield span.kept.length === 1 ? bytes : kept(bytes, span);
   }
 }
 
@@ -131,15 +123,4 @@ export async function gathered(pieces: AsyncIterable<Buffer>): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of pieces) parts.push(part);
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-}
-
-/**
- * The rows of one rendered file in the window, read whole, or null when its rendering is gone. One
- * byte range is read, from the first row kept to the last; the rows the filters drop between them
- * are left out in memory.
- */
-export async function renderedRows(entry: RenderedEntry, w: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-  const located = await locateIn(entry, w).catch(() => null);
-  const bytes = located && (await gathered(rangePieces(entry.file, located.ranges, Infinity)).catch(() => null));
-  return bytes && { bytes, returned: located!.returned };
 }

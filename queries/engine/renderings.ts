@@ -26,7 +26,7 @@ export async function* renderedPieces(read: RenderedRead, piece: number): AsyncG
   let [skip, sent] = [read.skip, 0];
   for (const f of read.files) {
     try {
-      for await (const part of rangePieces(f.file, f.ranges, piece)) {
+      for await (const part of rangePieces((a, b) => read.read(f.file, a, b), f.ranges, piece)) {
         const out = part.subarray(Math.min(skip, part.length));
         skip -= part.length - out.length;
         sent += out.length;

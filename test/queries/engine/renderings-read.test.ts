@@ -1,9 +1,10 @@
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
 import { rangePieces, type ByteRange } from '../../../queries/engine/rendered-window.ts';
+import { RenderHandles } from '../../../queries/engine/render-handles.ts';
 import { renderedPieces, Renderings } from '../../../queries/engine/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
@@ -40,6 +41,12 @@ const collect = async (pieces: AsyncIterable<Buffer>) => {
   return parts;
 };
 
+/** How many of this process's open files are each of `files` (Linux). */
+async function openFds(files: readonly string[]): Promise<number[]> {
+  const targets = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return files.map((f) => targets.filter((t) => t === f).length);
+}
+
 /** Renders `f` in `store` and waits until it is kept. */
 async function rendered(store: Renderings, f: DataFile) {
   const before = store.files;
@@ -53,15 +60,38 @@ describe('rendered windows read a piece at a time', () => {
     const file = path.join(await tempDir(), 'text');
     const text = Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251));
     await writeFile(file, text);
+    const handles = new RenderHandles(4);
+    const read = (a: number, b: number) => handles.read(file, a, b);
     const ranges: ByteRange[] = [[0, 10], [15, 2_500], [2_600, 2_601], [2_999, 3_000], [5_000, 9_000], [9_999, 10_000]];
     const expected = Buffer.concat(ranges.map(([a, b]) => text.subarray(a, b)));
     for (const piece of [1, 7, 1_000, 4_096, Infinity]) {
-      const parts = await collect(rangePieces(file, ranges, piece));
+      const parts = await collect(rangePieces(read, ranges, piece));
       expect(Buffer.concat(parts).equals(expected), String(piece)).toBe(true);
       expect(parts.every((p) => p.length > 0 && p.length <= piece), String(piece)).toBe(true);
     }
-    expect(await collect(rangePieces(path.join(path.dirname(file), 'gone'), [], 10))).toEqual([]);
-    await expect(collect(rangePieces(file, [[9_000, 10_001]], 4_096))).rejects.toThrow(/shorter/);
+    expect(await collect(rangePieces(read, [], 10))).toEqual([]);
+    await expect(collect(rangePieces(read, [[9_000, 10_001]], 4_096))).rejects.toThrow(/shorter/);
+    const gone = path.join(path.dirname(file), 'gone');
+    await expect(collect(rangePieces((a, b) => handles.read(gone, a, b), [[0, 1]], 10))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('files stay open between reads, the least recently used closed past the most kept, one that left the disk closed once its reads are done', async () => {
+    const dir = await tempDir();
+    const names = ['a', 'b', 'c'].map((n) => path.join(dir, n));
+    for (const n of names) await writeFile(n, Buffer.alloc(100, path.basename(n)));
+    const handles = new RenderHandles(2);
+    for (const n of names) expect((await handles.read(n, 0, 10)).equals(Buffer.alloc(10, path.basename(n)))).toBe(true);
+    expect([handles.size, await openFds(names)]).toEqual([2, [0, 1, 1]]);
+    await handles.read(names[1]!, 0, 1);
+    // A read under way keeps its file open past a forget; the next read opens it again.
+    const reading = handles.read(names[1]!, 0, 100);
+    handles.forget(names[1]!);
+    expect((await reading).length).toBe(100);
+    expect(await until(async () => (await openFds(names))[1] === 0)).toBe(true);
+    expect((await handles.read(names[1]!, 50, 60)).equals(Buffer.alloc(10, 'b'))).toBe(true);
+    // A failed read closes its file.
+    await expect(handles.read(names[2]!, 90, 110)).rejects.toThrow(/shorter/);
+    expect(await until(async () => (await openFds(names))[2] === 0)).toBe(true);
   });
 
   it('a rendering evicted while a window reads it stays on disk, counted, until the window is read; then it leaves', async () => {
