@@ -72,31 +72,48 @@ export async function writeRecords(file: string, text: number, r: RenderedRowsOf
   return { file, rows, text, record: recordBytes(r.index), stride, sparse, last: rows > 0 ? r.keys[rows - 1]! : 0n, columns, bytes: text + written.length };
 }
 
-/** Records [lo, hi) as read: each row's key and text offset, and the filter columns when indexed. */
+/** Records read from row `lo` on, decoded only where looked at. */
 export interface Records {
   lo: number;
-  keys: BigInt64Array;
-  /** Offset of each row's text, and of the text's end after the last row read when it is the file's last. */
-  starts: Float64Array;
-  index: FilterIndex | null;
+  /** Records read. */
+  n: number;
+  bytes: Buffer;
+  record: number;
+  /** Where the text ends, when the last record read is the file's last row; else null. */
+  end: number | null;
 }
 
-/** Decodes records read from `lo` (`bytes` holds whole records); `textEnd` closes the last row when it is the file's last. */
-export function decodeRecords(e: RenderedEntry, lo: number, bytes: Buffer): Records {
+export const asRecords = (e: RenderedEntry, lo: number, bytes: Buffer): Records => {
   const n = bytes.length / e.record;
-  const keys = new BigInt64Array(n);
-  const starts = new Float64Array(n + 1);
-  const index: FilterIndex | null = e.columns && { codes: new Map(e.columns.map((c) => [c.name, { values: c.values, rows: new Uint16Array(n) }])), lat: new Float64Array(n), lon: new Float64Array(n), nullPoint: new Uint8Array(n) };
-  const codes = [...(index?.codes.values() ?? [])];
-  for (let i = 0, at = 0; i < n; i++, at += e.record) {
-    keys[i] = bytes.readBigInt64LE(at);
-    starts[i] = bytes.readDoubleLE(at + 8);
-    if (!index) continue;
-    index.lat[i] = bytes.readDoubleLE(at + 16);
-    index.lon[i] = bytes.readDoubleLE(at + 24);
-    index.nullPoint[i] = bytes[at + 32]!;
-    codes.forEach((c, k) => (c.rows[i] = bytes.readUInt16LE(at + 33 + 2 * k)));
+  return { lo, n, bytes, record: e.record, end: lo + n === e.rows ? e.text : null };
+};
+
+/** The key of the i-th record read. */
+export const keyAt = (r: Records, i: number): bigint => r.bytes.readBigInt64LE(i * r.record);
+
+/** Where the i-th record read's text starts; at `n`, the text's end (the file's last row read). */
+export const startAt = (r: Records, i: number): number => (i === r.n ? (r.end ?? Number.NaN) : r.bytes.readDoubleLE(i * r.record + 8));
+
+/** The first of records [lo, hi) read whose key is ≥ `key` (hi when none is). */
+export function lowerKey(r: Records, lo: number, hi: number, key: bigint): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keyAt(r, mid) < key) lo = mid + 1;
+    else hi = mid;
   }
-  starts[n] = lo + n === e.rows ? e.text : Number.NaN;
-  return { lo, keys, starts, index };
+  return lo;
+}
+
+/** The filter columns of records [first, end) read, as an index of end − first rows. */
+export function indexOf(e: RenderedEntry, r: Records, first: number, end: number): FilterIndex {
+  const n = end - first;
+  const index: FilterIndex = { codes: new Map(e.columns!.map((c) => [c.name, { values: c.values, rows: new Uint16Array(n) }])), lat: new Float64Array(n), lon: new Float64Array(n), nullPoint: new Uint8Array(n) };
+  const codes = [...index.codes.values()];
+  for (let i = 0, at = first * r.record; i < n; i++, at += r.record) {
+    index.lat[i] = r.bytes.readDoubleLE(at + 16);
+    index.lon[i] = r.bytes.readDoubleLE(at + 24);
+    index.nullPoint[i] = r.bytes[at + 32]!;
+    codes.forEach((c, k) => (c.rows[i] = r.bytes.readUInt16LE(at + 33 + 2 * k)));
+  }
+  return index;
 }

@@ -1,7 +1,7 @@
 import type { RowFilter } from '../sql/filter-sql.ts';
 import { matchingRuns } from './render-filter.ts';
 import { lowerBound } from './render-file.ts';
-import { decodeRecords, type Records, type RenderedEntry } from './render-records.ts';
+import { asRecords, indexOf, lowerKey, startAt, type Records, type RenderedEntry } from './render-records.ts';
 
 export type { RenderedEntry } from './render-records.ts';
 
@@ -30,14 +30,14 @@ const lowOf = (b: Bound) => ('at' in b ? b.at : b.lo);
 const highOf = (b: Bound) => ('at' in b ? b.at : b.hi);
 
 /** The bound's row, from records read over [lo, hi]. */
-const rowOf = (r: Records, b: Bound) => ('at' in b ? b.at : b.lo + lowerBound(r.keys.subarray(b.lo - r.lo, b.hi - r.lo), b.key));
+const rowOf = (r: Records, b: Bound) => ('at' in b ? b.at : r.lo + lowerKey(r, b.lo - r.lo, b.hi - r.lo, b.key));
 
 /** Bytes [start, end) of one rendering's file; throws when it is shorter. */
 export type Reader = (start: number, end: number) => Promise<Buffer>;
 
 /** Records [lo, hi] (the row at hi too, when there is one: it says where the row before it ends). */
 async function readRecords(read: Reader, e: RenderedEntry, lo: number, hi: number): Promise<Records> {
-  return decodeRecords(e, lo, await read(e.text + lo * e.record, e.text + Math.min(hi + 1, e.rows) * e.record));
+  return asRecords(e, lo, await read(e.text + lo * e.record, e.text + Math.min(hi + 1, e.rows) * e.record));
 }
 
 /** The row of each bound and where its text starts (the text's end past the last row). */
@@ -52,7 +52,7 @@ async function settle(read: Reader, e: RenderedEntry, bounds: readonly Bound[]):
       if ('at' in b) return [b.at, b.at === 0 ? 0 : e.text] as [number, number];
       const r = one ?? (await readRecords(read, e, b.lo, b.hi));
       const row = rowOf(r, b);
-      return [row, r.starts[row - r.lo]!] as [number, number];
+      return [row, startAt(r, row - r.lo)] as [number, number];
     }),
   );
 }
@@ -74,8 +74,10 @@ export async function locate(read: Reader, e: RenderedEntry, w: RenderWindow): P
   }
   const r = await readRecords(read, e, lowOf(from), highOf(to));
   const [first, end] = [rowOf(r, from), rowOf(r, to)];
-  const runs = first < end ? matchingRuns(r.index!, w.filters, first - r.lo, end - r.lo) : [];
-  return { ranges: runs.map(([s, x]) => [r.starts[s]!, r.starts[x]!] as const), returned: runs.reduce((n, [s, x]) => n + x - s, 0) };
+  if (first >= end) return { ranges: [], returned: 0 };
+  const [lo, hi] = [first - r.lo, end - r.lo];
+  const runs = matchingRuns(indexOf(e, r, lo, hi), w.filters, 0, hi - lo);
+  return { ranges: runs.map(([s, x]) => [startAt(r, lo + s), startAt(r, lo + x)] as const), returned: runs.reduce((n, [s, x]) => n + x - s, 0) };
 }
 
 /** A read of [start, end) and the ranges it keeps (each inside it). */
