@@ -4,7 +4,8 @@ import { locate, type ByteRange, type Reader, type RenderedEntry, type RenderWin
 
 /** A window's rows in renderings: each file's byte ranges, in order; the files kept on disk until `release`. */
 export interface RenderedRanges {
-  files: { file: string; ranges: ByteRange[] }[];
+  /** Each rendering's file, its size as written, and the window's ranges in it. */
+  files: { file: string; size: number; ranges: ByteRange[] }[];
   returned: number;
   /** Bytes the ranges hold. */
   bytes: number;
@@ -83,7 +84,7 @@ export class RenderDisk {
     const located = await locateAll(entries, window, (e) => (a, b) => this.handles.read(e.file, a, b), lost);
     if (!located) return (release(), null);
     const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);
-    const files = located.map((l, i) => ({ file: entries[i]!.file, ranges: l.ranges }));
+    const files = located.map((l, i) => ({ file: entries[i]!.file, size: entries[i]!.bytes, ranges: l.ranges }));
     const read = (file: string, a: number, b: number) => this.handles.read(file, a, b);
     return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), read, release, lost };
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { access } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -41,12 +41,12 @@ export async function* renderedPieces(read: RenderedRead, piece: number): AsyncG
 }
 
 /**
- * Whether every rendering of the window is still on disk (one removed by someone else is
- * forgotten): asked before the first byte of a window sent a piece at a time, so that only a
- * removal while it is sent can cut it.
+ * Whether every rendering of the window is on disk as written (one removed or cut short by someone
+ * else is forgotten): asked before the first byte of a window sent a piece at a time, so that only
+ * a change while it is sent can cut it.
  */
-export async function onDisk(read: RenderedRead): Promise<boolean> {
-  const found = await Promise.all(read.files.map((f) => access(f.file).then(() => true, () => (read.lost(f.file), false))));
+async function onDisk(read: RenderedRead): Promise<boolean> {
+  const found = await Promise.all(read.files.map((f) => stat(f.file).then((s) => s.size === f.size, () => false).then((whole) => whole || (read.lost(f.file), false))));
   return found.every(Boolean);
 }
 
@@ -128,8 +128,8 @@ export class Renderings {
    * windows would take go to it. Null: answered the old way (DuckDB idle, a file not queued, or
    * too far down the queue).
    */
-  async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<RenderedRead | null> {
-    const found = await this.find(format, files, footerHashes, window);
+  async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal, checkAbove = Infinity): Promise<RenderedRead | null> {
+    const found = await this.find(format, files, footerHashes, window, checkAbove);
     // DuckDB idle: the old way is as quick as the window has ever been answered.
     if (found || !contended(engine)) return this.counted(found);
     const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
@@ -137,7 +137,7 @@ export class Renderings {
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     this.waits++;
     await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
-    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window, checkAbove));
   }
 
   private counted<T>(read: T | null): T | null {
@@ -146,10 +146,14 @@ export class Renderings {
     return read;
   }
 
-  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<RenderedRead | null> {
+  /** The window's ranges; one of more than `checkAbove` bytes (sent a piece at a time) only when its renderings are on disk as written. */
+  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, checkAbove = Infinity): Promise<RenderedRead | null> {
     const ranges = await this.disk.ranges(Renderings.keys(format, files, footerHashes), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return ranges && { ...ranges, skip: format === 'geojson' && ranges.bytes > 0 ? 1 : 0 };
+    const read = ranges && { ...ranges, skip: format === 'geojson' && ranges.bytes > 0 ? 1 : 0 };
+    if (!read || read.bytes - read.skip <= checkAbove || (await onDisk(read))) return read;
+    read.release();
+    return null;
   }
 
   /**

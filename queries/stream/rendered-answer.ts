@@ -1,4 +1,4 @@
-import { onDisk, readWhole, renderedPieces, type RenderedRead } from '../engine/renderings.ts';
+import { readWhole, renderedPieces, type RenderedRead } from '../engine/renderings.ts';
 import type { Sources } from '../files/preflight.ts';
 import { wholeWindowBody } from '../formats.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
@@ -22,9 +22,9 @@ export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, s
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   if (!body || files.length === 0) return null;
   const w = { ctx, req, sources, body, group: { files, presorted: presorted(sources) }, cacheKey };
-  const read = await readRendered(w);
+  const read = await readRendered(w, IN_MEMORY_MAX_BYTES);
   if (!read) return null;
-  if (read.bytes - read.skip > IN_MEMORY_MAX_BYTES) return (await onDisk(read)) ? sendRendered(w, read) : (read.release(), null);
+  if (read.bytes - read.skip > IN_MEMORY_MAX_BYTES) return sendRendered(w, read);
   const whole = await readWhole(read);
   return whole && answerRead(w, whole.bytes, whole.returned, 'rendered');
 }

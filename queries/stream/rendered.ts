@@ -35,12 +35,16 @@ const small = (w: Window) => w.sources.fileRows !== null && w.sources.fileRows <
 /** Whether a file of `rows` rows (its footer's) is rendered: no more than a group or a page holds (its CSV lines are split in memory). */
 const renderableRows = (ctx: Pick<ExtractContext, 'rowLimit' | 'groupRows'>, rows: number | null | undefined) => rows != null && rows <= Math.min(ctx.rowLimit, ctx.groupRows);
 
-/** Where the window's rows lie in its files' renderings (kept until released), or null: not rendered (yet, or any more), or not renderable. */
-export async function readRendered(w: Window): Promise<RenderedRead | null> {
+/**
+ * Where the window's rows lie in its files' renderings (kept until released), or null: not rendered
+ * (yet, or any more), or not renderable. One of more than `sentWhole` bytes, to be sent a piece at a
+ * time, is checked on disk first.
+ */
+export async function readRendered(w: Window, sentWhole: number): Promise<RenderedRead | null> {
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
-  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
+  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, sentWhole);
   // While others use DuckDB, queued before this window is answered the old way: the file's windows
   // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
   if (!read && small(w) && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
