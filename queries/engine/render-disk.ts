@@ -89,6 +89,11 @@ export class RenderDisk {
     return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), read, release, lost };
   }
 
+  /** The renderings' files closed once their reads are done (the process is stopping). */
+  close(): void {
+    this.handles.close();
+  }
+
   /**
    * Counts `bytes` as written by the rendering under way, least recently used renderings out to make
    * room; false, nothing evicted, when they pass the budget alone.

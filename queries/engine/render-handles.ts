@@ -47,6 +47,12 @@ export class RenderHandles {
     this.trim();
   }
 
+  /** Every file closed once its reads are done. */
+  close(): void {
+    for (const held of this.held.values()) held.closing = true;
+    this.trim();
+  }
+
   /** The file's handle, opened if need be, now the most recently used. */
   private take(file: string): Held {
     const held = this.held.get(file) ?? { handle: open(file, 'r'), users: 0, closing: false };

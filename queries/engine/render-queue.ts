@@ -2,10 +2,16 @@ import type { Engine } from './engine.ts';
 import type { Job } from './render-job.ts';
 import { contended, idle } from './render-timing.ts';
 
-/** Files waiting beyond this are not queued; they are asked for again by their next window. */
+/** How soon a queued file is rendered: 'asked' (a window waits), 'seen' (found by the background checks), 'quiet' (a large window's). */
+export type RenderPriority = 'asked' | 'quiet' | 'seen';
+
+/** Files of each priority waiting beyond this are not queued; they are asked for again by their next window. */
 export const MAX_QUEUED = 1000;
-/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
-const MAX_SEEN_QUEUED = 16;
+/** Files queued at most by priority: files seen by the background checks, new data, a little at a time. */
+const MOST_QUEUED: Record<RenderPriority, number> = { asked: MAX_QUEUED, quiet: MAX_QUEUED, seen: 16 };
+const RANK: Record<RenderPriority, number> = { quiet: 0, seen: 1, asked: 2 };
+
+const priorityOf = (job: Pick<Job, 'seen' | 'quiet'>): RenderPriority => (!job.seen ? 'asked' : job.quiet ? 'quiet' : 'seen');
 /** A window waits for its files' renderings only when they are expected done within this time. */
 export const MAX_WAIT_MS = 3000;
 /** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
@@ -39,12 +45,17 @@ export class RenderQueue {
     return this.jobs.has(key);
   }
 
-  /** Queues a file under `key` unless the queue is full (for a file the background checks found, `fewer`: MAX_SEEN_QUEUED); the caller starts the work. */
-  add(key: string, job: Omit<Job, 'done' | 'settle'>, fewer = false): void {
-    if (this.closed || this.jobs.size >= (fewer ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
+  /**
+   * Queues a file under `key` at `priority` unless as many of that priority wait (MOST_QUEUED); one
+   * queued already is moved up to `priority` if that is sooner. The caller starts the work.
+   */
+  add(key: string, job: Omit<Job, 'done' | 'settle' | 'seen' | 'quiet'>, priority: RenderPriority): void {
+    const queued = this.jobs.get(key);
+    if (queued) return void (RANK[priority] > RANK[priorityOf(queued)] && Object.assign(queued, { seen: priority !== 'asked', quiet: false }));
+    if (this.closed || [...this.jobs.values()].filter((j) => priorityOf(j) === priority).length >= MOST_QUEUED[priority]) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    this.jobs.set(key, { ...job, done, settle });
+    this.jobs.set(key, { ...job, seen: priority !== 'asked', quiet: priority === 'quiet', done, settle });
   }
 
   /**

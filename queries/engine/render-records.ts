@@ -23,8 +23,9 @@ export interface RenderedEntry {
   record: number;
   /** Rows between two keys kept in memory (STRIDE). */
   stride: number;
-  /** The key of rows 0, stride, 2·stride, …, and of the last row. */
+  /** The key of rows 0, stride, 2·stride, …. */
   sparse: BigInt64Array;
+  /** The last row's key. */
   last: bigint;
   /** Each indexed text filter column and its values' codes (from 1; 0 is null); null: filters not indexed (only unfiltered windows are answered). */
   columns: { name: string; values: Map<string, number> }[] | null;

@@ -6,17 +6,19 @@ import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import { RenderDisk, type RenderedRanges } from './render-disk.ts';
 import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
-import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue } from './render-queue.ts';
+import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue, type RenderPriority } from './render-queue.ts';
 import { contended, untilDoneOrAborted } from './render-timing.ts';
 import { gathered, rangePieces, type RenderWindow } from './rendered-window.ts';
 
 export type { RenderedFormat } from './render-job.ts';
 
-/** How soon a queued file is rendered (Renderings.renderLater). */
-export type RenderPriority = 'asked' | 'quiet' | 'seen';
+export type { RenderPriority } from './render-queue.ts';
 
 /** A window's rows in renderings, and the bytes before its first row that are not sent (the first Feature's comma). */
 export type RenderedRead = RenderedRanges & { skip: number };
+
+/** The most bytes of a rendering read at once: a window is read (and a large one sent) a piece at a time. */
+export const PIECE_BYTES = 256 * 1024;
 
 /**
  * The window's bytes, a span of at most `piece` bytes at a time (Infinity: each file's in one read).
@@ -53,7 +55,8 @@ async function onDisk(read: RenderedRead): Promise<boolean> {
 /** The window's bytes read whole and its renderings released; null when one could not be read. */
 export async function readWhole(read: RenderedRead | null): Promise<{ bytes: Buffer; returned: number } | null> {
   if (!read) return null;
-  const bytes = await gathered(renderedPieces(read, Infinity)).catch(() => null).finally(() => read.release());
+  // In pieces: a sparse filter's kept rows are not read with everything between them.
+  const bytes = await gathered(renderedPieces(read, PIECE_BYTES)).catch(() => null).finally(() => read.release());
   return bytes && { bytes, returned: read.returned };
 }
 
@@ -125,19 +128,20 @@ export class Renderings {
    * any file has none. While other requests use DuckDB, a window whose files not rendered are all
    * expected rendered soon waits for their renderings instead of asking DuckDB: a file's rendering
    * costs about what seven to ten of its 1-hour windows cost the old way, and the cores those
-   * windows would take go to it. Null: answered the old way (DuckDB idle, a file not queued, or
-   * too far down the queue).
+   * windows would take go to it (`waits` false: not a window that waits). Null: answered the old
+   * way (DuckDB idle, a file not queued, or too far down the queue). One of more than `checkAbove`
+   * bytes only when its renderings are on disk as written.
    */
-  async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal, checkAbove = Infinity): Promise<RenderedRead | null> {
-    const found = await this.find(format, files, footerHashes, window, checkAbove);
+  async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal, how: { checkAbove?: number; waits?: boolean } = {}): Promise<RenderedRead | null> {
+    const found = await this.find(format, files, footerHashes, window, how.checkAbove);
     // DuckDB idle: the old way is as quick as the window has ever been answered.
-    if (found || !contended(engine)) return this.counted(found);
+    if (found || how.waits === false || !contended(engine)) return this.counted(found);
     const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
     if (!jobs) return this.counted(null);
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     this.waits++;
     await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
-    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window, checkAbove));
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window, how.checkAbove));
   }
 
   private counted<T>(read: T | null): T | null {
@@ -168,14 +172,15 @@ export class Renderings {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (key && !this.disk.has(key) && !this.queue.has(key) && !this.refused.has(key)) this.queue.add(key, { format, seen: priority !== 'asked', quiet: priority === 'quiet', spec, file, hash: hash! }, priority === 'seen');
+      if (key && !this.disk.has(key) && !this.refused.has(key)) this.queue.add(key, { format, spec, file, hash: hash! }, priority);
     }
     this.queue.start(engine);
   }
 
-  /** Queues nothing more, and lets every window waiting for a rendering go at once (before the engine closes). */
+  /** Queues nothing more, lets every window waiting for a rendering go at once (before the engine closes), and closes the renderings' files once their reads are done. */
   close(): void {
     this.queue.close();
+    this.disk.close();
   }
 
   /** Renders a queued file; whether it was kept. */

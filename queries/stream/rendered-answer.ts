@@ -1,4 +1,4 @@
-import { readWhole, renderedPieces, type RenderedRead } from '../engine/renderings.ts';
+import { PIECE_BYTES, readWhole, renderedPieces, type RenderedRead } from '../engine/renderings.ts';
 import type { Sources } from '../files/preflight.ts';
 import { wholeWindowBody } from '../formats.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
@@ -6,9 +6,6 @@ import { answerRead, IN_MEMORY_MAX_BYTES, type ReadWindow } from './in-memory.ts
 import { pageVersion } from './plan.ts';
 import { presorted, readRendered } from './rendered.ts';
 import { verifyWritten, wholeWindow } from './whole-window.ts';
-
-/** The most bytes of a rendered window read at once: a larger window is sent a piece at a time as its client takes it. */
-export const RENDERED_PIECE_BYTES = 256 * 1024;
 
 /**
  * A window answered from its files' renderings before any DuckDB connection is asked for (its
@@ -42,7 +39,7 @@ async function sendRendered(w: ReadWindow, read: RenderedRead): Promise<Extract>
     if (consumed) throw new Error('extract already consumed');
     consumed = true;
     try {
-      yield* renderedPieces(read, RENDERED_PIECE_BYTES);
+      yield* renderedPieces(read, PIECE_BYTES);
     } finally {
       read.release();
     }

@@ -44,7 +44,7 @@ export async function readRendered(w: Window, sentWhole: number): Promise<Render
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
-  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, sentWhole);
+  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, { checkAbove: sentWhole, waits: small(w) });
   // While others use DuckDB, queued before this window is answered the old way: the file's windows
   // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
   if (!read && small(w) && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);

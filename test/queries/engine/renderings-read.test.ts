@@ -139,4 +139,27 @@ describe('rendered windows read a piece at a time', () => {
     expect(await until(() => store.files === 2 && store.pending === 0)).toBe(true);
     expect((await store.read('geojson', [files[0]!], hashes, all))!.returned).toBe(20_000);
   });
+
+  it('a large window\'s files never crowd out a file the checks found; one asked for by a small window is moved up and rendered at once', async () => {
+    const store = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    const lease = await engine.acquire();
+    // Twenty files of large windows (other versions of the third file: never rendered while DuckDB is in use, then failing).
+    const others = Array.from({ length: 20 }, (_, i) => ({ ...files[2]!, mtimeMs: files[2]!.mtimeMs + i + 1 }));
+    const otherHashes = new Map([[files[2]!.path, hashes.get(files[2]!.path)!]]);
+    try {
+      store.renderLater(engine, 'geojson', spec, others, otherHashes, 'quiet');
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'quiet');
+      store.renderLater(engine, 'geojson', spec, [files[1]!], hashes, 'seen');
+      expect(store.pending).toBe(22);
+      expect(await until(() => store.files === 1)).toBe(true);
+      expect(await store.read('geojson', [files[1]!], hashes, all)).not.toBeNull();
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'asked');
+      expect(await until(() => store.files === 2)).toBe(true);
+      expect([store.pending, engine.busy]).toEqual([20, 1]);
+    } finally {
+      lease.release();
+    }
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect(store.files).toBe(2);
+  });
 });
