@@ -17,8 +17,9 @@ export type { RenderPriority } from './render-queue.ts';
 /** A window's rows in renderings, and the bytes before its first row that are not sent (the first Feature's comma). */
 export type RenderedRead = RenderedRanges & { skip: number };
 
-/** The most bytes of a rendering read at once: a window is read (and a large one sent) a piece at a time. */
+/** The most bytes of a rendering read at once for a window sent a piece at a time, and for one read whole. */
 export const PIECE_BYTES = 256 * 1024;
+const WHOLE_PIECE_BYTES = 1024 * 1024;
 
 /**
  * The window's bytes, a span of at most `piece` bytes at a time (Infinity: each file's in one read).
@@ -55,8 +56,9 @@ async function onDisk(read: RenderedRead): Promise<boolean> {
 /** The window's bytes read whole and its renderings released; null when one could not be read. */
 export async function readWhole(read: RenderedRead | null): Promise<{ bytes: Buffer; returned: number } | null> {
   if (!read) return null;
-  // In pieces: a sparse filter's kept rows are not read with everything between them.
-  const bytes = await gathered(renderedPieces(read, PIECE_BYTES)).catch(() => null).finally(() => read.release());
+  // In pieces: a sparse filter's kept rows are not read with everything between them; a small
+  // window (the bulk of requests) in one read.
+  const bytes = await gathered(renderedPieces(read, WHOLE_PIECE_BYTES)).catch(() => null).finally(() => read.release());
   return bytes && { bytes, returned: read.returned };
 }
 
