@@ -71,8 +71,10 @@ async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, set
     log(`${s.name}: GET ${extractPath(s)} (${s.title}) ...`);
     // The reference is DuckDB at its fastest here: one statement on every core (its own default), not
     // the server's one thread per statement, which would make the server's ratio look better than it is.
-    const r = await runScenario(server, s, { dataDir: o.dataDir, threads: REFERENCE_THREADS, memoryLimit: setup.config.duckdbMemoryLimit });
+    const r = await runScenario(server, s, { dataDir: o.dataDir, threads: REFERENCE_THREADS, memoryLimit: setup.config.duckdbMemoryLimit }, setup.config.renderCacheBytes > 0);
     const times = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
+    const b = r.beforeRendering;
+    if (b) log(`${s.name}: before its files were rendered ${b.seconds.toFixed(2)} s (peak RSS ${b.peakRssMb.toFixed(0)} MB); rendered ${b.renderedAfterSeconds.toFixed(1)} s after (files still waiting: ${b.pendingAfter}); the runs below are from renderings`);
     const features = r.featureReference ? `; COPY of the Feature objects ${times(r.featureReference.runsSeconds)} s` : '';
     log(`${s.name}: server ${times(r.serverRunsSeconds)} s, ${r.rows.toLocaleString('en')} rows; DuckDB COPY ${times(r.referenceRunsSeconds)} s${features} (best of each compared)`);
     m.extracts.push(r);

@@ -3,6 +3,7 @@ import type { DayWindow } from './options.ts';
 import { runReference, type ReferenceRun } from './reference.ts';
 import { readCpuSeconds, sampleRss } from './rss.ts';
 import type { ScenarioName } from './scenario-names.ts';
+import { waitForMetricAtMost } from './server-metrics.ts';
 import type { ServerProcess } from './server-process.ts';
 
 export interface ScenarioSpec {
@@ -49,6 +50,11 @@ export interface ScenarioResult {
   complete: boolean;
   /** Received = X-Returned = DuckDB's count = rows COPY wrote. */
   rowsMatch: boolean;
+  /**
+   * With RENDER_CACHE_MB: the first request, before the window's files were rendered (its time and
+   * peak RSS), and how long their renderings took after it; the runs compared are the ones after. Null otherwise.
+   */
+  beforeRendering: { seconds: number; peakRssMb: number; renderedAfterSeconds: number; pendingAfter: number | null } | null;
   /** Wall time of every run of each side (the figures use the fastest of each). */
   serverRunsSeconds: number[];
   referenceRunsSeconds: number[];
@@ -96,13 +102,30 @@ function featureReferenceOf(serverMs: number, runs: readonly ReferenceRun[]): Sc
   return { seconds: best.wallMs / 1000, rows: best.rows, bytes: best.bytes, ratio: serverMs / best.wallMs, runsSeconds: runs.map((r) => r.wallMs / 1000) };
 }
 
+/** How long the bench waits for a window's files to be rendered after its first request. */
+const RENDER_WAIT_MS = 900_000;
+
+/**
+ * The window asked once before its files are rendered (measured), then their renderings waited for:
+ * they start once the response is over and no request uses DuckDB, and nothing else asks the server meanwhile.
+ */
+async function untilRendered(server: ServerProcess, path: string, format: WireFormat): Promise<NonNullable<ScenarioResult['beforeRendering']>> {
+  const first = await measureRequest(server, path, format);
+  // The files are queued when the server closes the response, a moment after the client has read it.
+  await new Promise((r) => setTimeout(r, 500));
+  const wait = await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_WAIT_MS, 250);
+  return { seconds: first.wallMs / 1000, peakRssMb: first.peakRssMb, renderedAfterSeconds: (wait.waitedMs + 500) / 1000, pendingAfter: wait.value };
+}
+
 /** The server's extract over HTTP and DuckDB's COPY of the same ordered SELECT (and, for GeoJSON, of the Features), alternating. */
 export async function runScenario(
   server: ServerProcess,
   spec: ScenarioSpec,
   engine: { dataDir: string; threads: number; memoryLimit: string },
+  renders = false,
 ): Promise<ScenarioResult> {
   const path = extractPath(spec);
+  const beforeRendering = renders ? await untilRendered(server, path, spec.format) : null;
   const runs: Awaited<ReturnType<typeof measureRequest>>[] = [];
   const references: ReferenceRun[] = [];
   const featureReferences: ReferenceRun[] = [];
@@ -142,7 +165,8 @@ export async function runScenario(
     referenceBytes: reference.bytes,
     ratio: wallSeconds / referenceSeconds,
     featureReference: featureReferenceOf(run.wallMs, featureReferences),
-    complete: run.status === 200 && run.complete,
+    beforeRendering,
+    complete: run.status === 200 && run.complete && (beforeRendering === null || beforeRendering.pendingAfter === 0),
     rowsMatch: runs.every((r) => r.rows === r.returnedHeader && r.rows === spec.expectedRows) && [...references, ...featureReferences].every((r) => r.rows === spec.expectedRows),
     serverRunsSeconds: runs.map((r) => r.wallMs / 1000),
     referenceRunsSeconds: references.map((r) => r.wallMs / 1000),

@@ -14,7 +14,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly responses = this.counter('fire_api_responses_total', 'HTTP responses by route and status', ['route', 'status']);
   private readonly rows = this.counter('fire_api_rows_promised_total', 'Rows promised by data responses (counted before streaming)', ['dataset']);
-  private readonly ways = this.counter('fire_api_extracts_total', 'Data responses by how their rows were made: cache (rows cache), memory (one statement, small window), copy (whole window to temp files), stream (group by group)', ['dataset', 'way']);
+  private readonly ways = this.counter('fire_api_extracts_total', 'Data responses by how their rows were made: cache (rows cache), memory (one statement, small window), rendered (from renderings of its files), copy (whole window to temp files), stream (group by group)', ['dataset', 'way']);
   private readonly abortedStreams = this.counter('fire_api_streams_aborted_total', 'Data responses aborted mid-stream (client gone, timeout or short stream)');
   private readonly authFailures = this.counter('fire_api_auth_failures_total', 'Data requests refused for a missing, invalid, revoked or expired key', ['reason']);
   private readonly rateLimitStoreErrors = this.counter('fire_api_rate_limit_store_errors_total', 'Rate-limit store (Redis) failures; requests were let through (fail-open)');

@@ -10,6 +10,7 @@ import type { Engine } from './engine.ts';
 import type { RenderDisk } from './render-disk.ts';
 import { renderCsv, writeFeatures, type RenderedRows } from './render-file.ts';
 import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
+import { recordsSize, writeRecords } from './render-records.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
 export type RenderedFormat = 'geojson' | 'csv';
@@ -17,8 +18,10 @@ export type RenderedFormat = 'geojson' | 'csv';
 /** A file to render, as listed and checked. */
 export interface Job {
   format: RenderedFormat;
-  /** Seen by the background checks, not asked for: rendered only while no request waits for DuckDB. */
+  /** Not waited for (seen by the background checks, or a large window's file): rendered only while no request waits for DuckDB. */
   seen: boolean;
+  /** A large window's file: rendered only while no request uses DuckDB at all. */
+  quiet: boolean;
   spec: QuerySpec;
   file: DataFile;
   hash: string;
@@ -55,11 +58,14 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
     await assertWhole(c, spec, job.file.path, rendered.keys.length);
     const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
+    // The records after the text: past the budget with them, the rendering passes it alone.
+    if (!place.disk.hold(rendered.bytes + recordsSize(rendered.keys.length, index))) return 'refused';
+    const entry = await writeRecords(file, rendered.bytes, { keys: rendered.keys, offsets: rendered.offsets, index });
     // The rows belong to this key only if the file is still the one listed and checked.
     await assertFilesUnchanged(spec.descriptor.name, [job.file], new Map([[job.file.path, job.hash]]));
     // Nothing kept once the engine has closed: the process is stopping and nobody reads it.
     if (engine.isClosed) return 'closed';
-    place.disk.add(key, { file, keys: rendered.keys, offsets: rendered.offsets, index }, rendered.bytes);
+    place.disk.add(key, entry);
     kept = true;
     return 'kept';
   } catch (e) {

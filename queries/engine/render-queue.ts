@@ -1,11 +1,17 @@
 import type { Engine } from './engine.ts';
 import type { Job } from './render-job.ts';
-import { idle } from './render-timing.ts';
+import { contended, idle } from './render-timing.ts';
 
-/** Files waiting beyond this are not queued; they are asked for again by their next window. */
+/** How soon a queued file is rendered: 'asked' (a window waits), 'seen' (found by the background checks), 'quiet' (a large window's). */
+export type RenderPriority = 'asked' | 'quiet' | 'seen';
+
+/** Files of each priority waiting beyond this are not queued; they are asked for again by their next window. */
 export const MAX_QUEUED = 1000;
-/** Files seen by the background checks queued at most: new data is rendered a little at a time. */
-const MAX_SEEN_QUEUED = 16;
+/** Files queued at most by priority: files seen by the background checks, new data, a little at a time. */
+const MOST_QUEUED: Record<RenderPriority, number> = { asked: MAX_QUEUED, quiet: MAX_QUEUED, seen: 16 };
+const RANK: Record<RenderPriority, number> = { quiet: 0, seen: 1, asked: 2 };
+
+const priorityOf = (job: Pick<Job, 'seen' | 'quiet'>): RenderPriority => (!job.seen ? 'asked' : job.quiet ? 'quiet' : 'seen');
 /** A window waits for its files' renderings only when they are expected done within this time. */
 export const MAX_WAIT_MS = 3000;
 /** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
@@ -39,12 +45,17 @@ export class RenderQueue {
     return this.jobs.has(key);
   }
 
-  /** Queues a file under `key` unless the queue is full (for a seen file, MAX_SEEN_QUEUED); the caller starts the work. */
-  add(key: string, job: Omit<Job, 'done' | 'settle'>): void {
-    if (this.closed || this.jobs.size >= (job.seen ? MAX_SEEN_QUEUED : MAX_QUEUED)) return;
+  /**
+   * Queues a file under `key` at `priority` unless as many of that priority wait (MOST_QUEUED); one
+   * queued already is moved up to `priority` if that is sooner. The caller starts the work.
+   */
+  add(key: string, job: Omit<Job, 'done' | 'settle' | 'seen' | 'quiet'>, priority: RenderPriority): void {
+    const queued = this.jobs.get(key);
+    if (queued) return void (RANK[priority] > RANK[priorityOf(queued)] && Object.assign(queued, { seen: priority !== 'asked', quiet: false }));
+    if (this.closed || [...this.jobs.values()].filter((j) => priorityOf(j) === priority).length >= MOST_QUEUED[priority]) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    this.jobs.set(key, { ...job, done, settle });
+    this.jobs.set(key, { ...job, seen: priority !== 'asked', quiet: priority === 'quiet', done, settle });
   }
 
   /**
@@ -53,11 +64,14 @@ export class RenderQueue {
    */
   soon(engine: Engine, keys: readonly string[]): Job[] | null {
     if (this.closed || engine.isClosed) return null;
-    const ahead = [...this.jobs.keys()].slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
+    // In the order they are rendered: every file asked for before any only seen.
+    const queued = [...this.jobs];
+    const order = [...queued.filter(([, j]) => !j.seen), ...queued.filter(([, j]) => j.seen)].map(([k]) => k);
+    const ahead = order.slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
     if (keys.length === 0 || !keys.every((k) => ahead.includes(k))) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.
-    for (const j of jobs) j.seen = false;
+    for (const j of jobs) j.seen = j.quiet = false;
     this.start(engine);
     return jobs;
   }
@@ -104,15 +118,19 @@ export class RenderQueue {
     this.start(engine);
   }
 
-  /** The first file asked for; a seen file only when none is left and the engine is idle (checked per job). */
+  /**
+   * The first file asked for; when none is left, the first not asked for: a seen file only while the
+   * engine is idle, a large window's file only while no request uses DuckDB at all (checked per job).
+   */
   private next(engine: Engine): [string, Job] | undefined {
     // The engine closed: none of the files left can be rendered any more.
     if (engine.isClosed) this.close();
-    let seen: [string, Job] | undefined;
+    const [quiet, calm] = [!contended(engine), idle(engine)];
+    let later: [string, Job] | undefined;
     for (const entry of this.jobs) {
       if (!entry[1].seen) return entry;
-      seen ??= entry;
+      if (entry[1].quiet ? quiet : calm) later ??= entry;
     }
-    return seen && idle(engine) ? seen : undefined;
+    return later;
   }
 }

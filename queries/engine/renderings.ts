@@ -1,15 +1,66 @@
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
-import { RenderDisk } from './render-disk.ts';
+import { RenderDisk, type RenderedRanges } from './render-disk.ts';
 import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
-import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue } from './render-queue.ts';
+import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue, type RenderPriority } from './render-queue.ts';
 import { contended, untilDoneOrAborted } from './render-timing.ts';
-import type { RenderWindow } from './rendered-window.ts';
+import { gathered, rangePieces, type RenderWindow } from './rendered-window.ts';
 
 export type { RenderedFormat } from './render-job.ts';
+
+export type { RenderPriority } from './render-queue.ts';
+
+/** A window's rows in renderings, and the bytes before its first row that are not sent (the first Feature's comma). */
+export type RenderedRead = RenderedRanges & { skip: number };
+
+/** The most bytes of a rendering read at once for a window sent a piece at a time, and for one read whole. */
+export const PIECE_BYTES = 256 * 1024;
+const WHOLE_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * The window's bytes, a span of at most `piece` bytes at a time (Infinity: each file's in one read).
+ * Throws when a rendering cannot be read (forgotten then) or holds fewer bytes than promised.
+ */
+export async function* renderedPieces(read: RenderedRead, piece: number): AsyncGenerator<Buffer> {
+  let [skip, sent] = [read.skip, 0];
+  for (const f of read.files) {
+    try {
+      for await (const part of rangePieces((a, b) => read.read(f.file, a, b), f.ranges, piece)) {
+        const out = part.subarray(Math.min(skip, part.length));
+        skip -= part.length - out.length;
+        sent += out.length;
+        if (out.length > 0) yield out;
+      }
+    } catch (e) {
+      read.lost(f.file);
+      throw e;
+    }
+  }
+  if (sent !== read.bytes - read.skip) throw new Error('a rendered window shorter than its offsets');
+}
+
+/**
+ * Whether every rendering of the window is on disk as written (one removed or cut short by someone
+ * else is forgotten): asked before the first byte of a window sent a piece at a time, so that only
+ * a change while it is sent can cut it.
+ */
+async function onDisk(read: RenderedRead): Promise<boolean> {
+  const found = await Promise.all(read.files.map((f) => stat(f.file).then((s) => s.size === f.size, () => false).then((whole) => whole || (read.lost(f.file), false))));
+  return found.every(Boolean);
+}
+
+/** The window's bytes read whole and its renderings released; null when one could not be read. */
+export async function readWhole(read: RenderedRead | null): Promise<{ bytes: Buffer; returned: number } | null> {
+  if (!read) return null;
+  // In pieces: a sparse filter's kept rows are not read with everything between them; a small
+  // window (the bulk of requests) in one read.
+  const bytes = await gathered(renderedPieces(read, WHOLE_PIECE_BYTES)).catch(() => null).finally(() => read.release());
+  return bytes && { bytes, returned: read.returned };
+}
 
 /**
  * Whether a dataset's Features depend on nothing but the file: point geometry from the file's own
@@ -69,28 +120,30 @@ export class Renderings {
     return files.map((f) => Renderings.key(format, f, footerHashes.get(f.path) ?? ''));
   }
 
-  /** The window's rows in `format` from the renderings of all its files, in order, or null when any file has none. */
+  /** The window's rows in `format` from the renderings of all its files, in order, read whole, or null when any file has none. */
   async read(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    return this.counted(await this.find(format, files, footerHashes, window));
+    return this.counted(await readWhole(await this.find(format, files, footerHashes, window)));
   }
 
   /**
-   * As read, but while other requests use DuckDB, a window whose files not rendered are all
+   * Where the window's rows lie in its files' renderings (kept on disk until released), or null when
+   * any file has none. While other requests use DuckDB, a window whose files not rendered are all
    * expected rendered soon waits for their renderings instead of asking DuckDB: a file's rendering
    * costs about what seven to ten of its 1-hour windows cost the old way, and the cores those
-   * windows would take go to it. Null: answered the old way (DuckDB idle, a file not queued, or
-   * too far down the queue).
+   * windows would take go to it (`waits` false: not a window that waits). Null: answered the old
+   * way (DuckDB idle, a file not queued, or too far down the queue). One of more than `checkAbove`
+   * bytes only when its renderings are on disk as written.
    */
-  async readSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal): Promise<{ bytes: Buffer; returned: number } | null> {
-    const found = await this.find(format, files, footerHashes, window);
+  async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal, how: { checkAbove?: number; waits?: boolean } = {}): Promise<RenderedRead | null> {
+    const found = await this.find(format, files, footerHashes, window, how.checkAbove);
     // DuckDB idle: the old way is as quick as the window has ever been answered.
-    if (found || !contended(engine)) return this.counted(found);
+    if (found || how.waits === false || !contended(engine)) return this.counted(found);
     const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
     if (!jobs) return this.counted(null);
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     this.waits++;
     await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
-    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window));
+    return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window, how.checkAbove));
   }
 
   private counted<T>(read: T | null): T | null {
@@ -99,29 +152,37 @@ export class Renderings {
     return read;
   }
 
-  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow): Promise<{ bytes: Buffer; returned: number } | null> {
-    const read = await this.disk.read(Renderings.keys(format, files, footerHashes), window);
+  /** The window's ranges; one of more than `checkAbove` bytes (sent a piece at a time) only when its renderings are on disk as written. */
+  private async find(format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, checkAbove = Infinity): Promise<RenderedRead | null> {
+    const ranges = await this.disk.ranges(Renderings.keys(format, files, footerHashes), window);
     // Each rendered Feature starts with its separating comma; the response's first has none.
-    return read && { bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0), returned: read.returned };
+    const read = ranges && { ...ranges, skip: format === 'geojson' && ranges.bytes > 0 ? 1 : 0 };
+    if (!read || read.bytes - read.skip <= checkAbove || (await onDisk(read))) return read;
+    read.release();
+    return null;
   }
 
   /**
    * Queues for rendering those of `files` not rendered yet; they are rendered one after another on
-   * the engine's background connection, outside the pool. Never throws: a failure (a full disk, a
-   * file replaced meanwhile) leaves the file to the old way.
+   * the engine's background connection, outside the pool. 'asked': a window waits, rendered in turn
+   * whatever DuckDB does; 'quiet': a large window's files, rendered only while no request uses
+   * DuckDB; 'seen': a file the background checks found (a few at a time), rendered only while no
+   * request waits for DuckDB. Never throws: a
+   * failure (a full disk, a file replaced meanwhile) leaves the file to the old way.
    */
-  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, seen = false): void {
+  renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, priority: RenderPriority = 'asked'): void {
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
-      if (key && !this.disk.has(key) && !this.queue.has(key) && !this.refused.has(key)) this.queue.add(key, { format, seen, spec, file, hash: hash! });
+      if (key && !this.disk.has(key) && !this.refused.has(key)) this.queue.add(key, { format, spec, file, hash: hash! }, priority);
     }
     this.queue.start(engine);
   }
 
-  /** Queues nothing more, and lets every window waiting for a rendering go at once (before the engine closes). */
+  /** Queues nothing more, lets every window waiting for a rendering go at once (before the engine closes), and closes the renderings' files once their reads are done. */
   close(): void {
     this.queue.close();
+    this.disk.close();
   }
 
   /** Renders a queued file; whether it was kept. */

@@ -77,8 +77,8 @@ export interface ExtractRequest {
   keyed?: boolean;
 }
 
-/** How a response's rows were made: from the rows cache, read into memory, copied whole to temp files, or streamed group by group. */
-export type ExtractWay = 'cache' | 'memory' | 'copy' | 'stream';
+/** How a response's rows were made: from the rows cache, read into memory, from its files' renderings, copied whole to temp files, or streamed group by group. */
+export type ExtractWay = 'cache' | 'memory' | 'rendered' | 'copy' | 'stream';
 
 export interface Extract {
   way: ExtractWay;

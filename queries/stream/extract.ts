@@ -5,7 +5,9 @@ import type { QuerySpec } from '../sql/compile.ts';
 import { resolveShapes } from '../sql/shape-filter.ts';
 import { streamGroups } from './extract-stream.ts';
 import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
-import { answerInMemory, answerRendered, inMemory } from './in-memory.ts';
+import { answerInMemory, inMemory } from './in-memory.ts';
+import { renderedAfter } from './rendered.ts';
+import { answerRendered } from './rendered-answer.ts';
 import { idleHelpers, requestConnection } from './request-connection.ts';
 import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts';
 
@@ -42,7 +44,7 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
     const prepared = { ctx, req, sources, spec, connection, release: request.release };
     const whole = wholeWindowPlan(ctx, req, sources);
     if (whole && inMemory(ctx, sources, whole)) return await answerInMemory({ ...prepared, ...whole, cacheKey });
-    return whole ? await copyWholeWindow({ ...prepared, ...whole, cacheKey }) : await streamGroups(prepared);
+    return whole ? await copyWholeWindow({ ...prepared, ...whole, cacheKey }) : renderedAfter(prepared, await streamGroups(prepared));
   } catch (e) {
     request.release();
     throw e;

@@ -11,10 +11,10 @@ import { compileStaged } from '../sql/compile-staged.ts';
 import { FEATURE_COPY } from '../sql/compile-copy.ts';
 import { sinkFor } from './arrow-columns.ts';
 import { tempFileBase } from './copy-stream.ts';
-import type { Extract, ExtractContext, ExtractRequest } from './extract-types.ts';
+import type { Extract, ExtractContext, ExtractWay } from './extract-types.ts';
 import { pageVersion } from './plan.ts';
-import { readRendered, renderLater } from './rendered.ts';
-import { fromMemory, sendWritten, verifyWritten, wholeWindowPlan, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
+import { renderLater } from './rendered.ts';
+import { fromMemory, sendWritten, verifyWritten, type WholeWindowCopy, type WholeWindowPlan } from './whole-window.ts';
 
 /**
  * A whole window of GeoJSON Features (one text column a row, written by DuckDB) whose files hold at
@@ -100,20 +100,20 @@ async function readStaged(w: WholeWindowCopy): Promise<{ bytes: Buffer; returned
 }
 
 /** What answering bytes read into memory needs of a window: no connection. */
-type ReadWindow = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group' | 'body' | 'cacheKey'>;
+export type ReadWindow = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group' | 'body' | 'cacheKey'>;
 
 /**
  * Bytes read into memory, checked like a copied window: answered from memory and kept in the rows
  * cache when asked again, or, past IN_MEMORY_MAX_BYTES, sent from a temp file.
  */
-async function answerRead(w: ReadWindow, bytes: Buffer, returned: number): Promise<Extract> {
+export async function answerRead(w: ReadWindow, bytes: Buffer, returned: number, way: ExtractWay = 'memory'): Promise<Extract> {
   await verifyWritten(w, returned);
   const page = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
   if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
   const written = { bytes, ...page };
   const cache = w.ctx.rowsCache;
   if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
-  return fromMemory(w.sources, written, 'memory');
+  return fromMemory(w.sources, written, way);
 }
 
 /** The window's Features staged through a table, then its files rendered in the background (RENDER_CACHE_MB). */
@@ -122,18 +122,4 @@ export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   w.release();
   renderLater(w);
   return answerRead(w, bytes, returned);
-}
-
-/**
- * A small window answered from its files' renderings before any DuckDB connection is asked for
- * (its checks need none), or null: not renderable, or a file not rendered (yet, or any more).
- * The files are checked after the read as for any window, so a rendering, keyed by their identity
- * as listed, is theirs.
- */
-export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
-  const whole = ctx.renderings ? wholeWindowPlan(ctx, req, sources) : null;
-  if (!whole) return null;
-  const w = { ctx, req, sources, ...whole, cacheKey };
-  const read = await readRendered(w);
-  return read && answerRead(w, read.bytes, read.returned);
 }

@@ -1,25 +1,27 @@
 import { indexable } from '../engine/render-filter.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { renderable, type RenderedFormat } from '../engine/renderings.ts';
+import { renderable, type RenderedFormat, type RenderedRead } from '../engine/renderings.ts';
 import { contended } from '../engine/render-timing.ts';
 import type { DataFile } from '../files/data-file.ts';
-import type { ExtractContext, PreparedExtract } from './extract-types.ts';
-import type { FileGroup } from './plan.ts';
+import type { Sources } from '../files/preflight.ts';
+import type { Extract, ExtractContext, PreparedExtract } from './extract-types.ts';
 
-/** What a whole-window answer knows of its window (whole-window.ts calls in here, not the other way). */
-type Window = Pick<PreparedExtract, 'ctx' | 'req' | 'sources'> & { group: FileGroup };
+/** What a window answered from renderings, or rendered after, knows (whole-window.ts calls in here, not the other way). */
+type Window = Pick<PreparedExtract, 'ctx' | 'req' | 'sources'>;
+
+/** Each partition of the window is one file stored in order key: the order a rendering holds its rows in is the order the window is sent in. */
+export const presorted = (sources: Sources): boolean => sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path));
 
 /**
  * The format a window's rows may be rendered in (RENDER_CACHE_MB), or null: a text format rendered,
- * a dataset whose bytes depend on the file alone, filters a rendering's index answers, files whose rows are stored in order
- * key (the order a rendering holds them in is then the order the window is sent in), and no more
- * rows than a window read into memory (IN_MEMORY_ROWS).
+ * a dataset whose bytes depend on the file alone, filters a rendering's index answers, files whose
+ * rows are stored in order key, and no more rows than ROW_LIMIT (a rendered window is never cut).
  */
 function renderedFormat(w: Window): RenderedFormat | null {
   const format = RENDERED_FORMATS.find((f) => f === w.req.format);
-  if (!format) return null;
-  const small = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
-  return w.ctx.renderings != null && renderable(w.req.descriptor) && w.group.presorted && indexable(w.req.descriptor, w.req.filters) && small ? format : null;
+  if (!format || w.ctx.renderings == null || windowFiles(w).length === 0) return null;
+  const whole = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.rowLimit;
+  return renderable(w.req.descriptor) && presorted(w.sources) && indexable(w.req.descriptor, w.req.filters) && whole ? format : null;
 }
 
 /** GeoJSON first: the default format. */
@@ -27,36 +29,62 @@ const RENDERED_FORMATS: readonly RenderedFormat[] = ['geojson', 'csv'];
 
 const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 
-/** The window's rows from its files' renderings, or null: not rendered (yet, or any more), or not renderable. */
-export async function readRendered(w: Window): Promise<{ bytes: Buffer; returned: number } | null> {
+/** A window read into memory when answered the old way: its files are waited for when rendered soon, and rendered as soon as it is answered. */
+const small = (w: Window) => w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
+
+/** Whether a file of `rows` rows (its footer's) is rendered: no more than a group or a page holds (its CSV lines are split in memory). */
+const renderableRows = (ctx: Pick<ExtractContext, 'rowLimit' | 'groupRows'>, rows: number | null | undefined) => rows != null && rows <= Math.min(ctx.rowLimit, ctx.groupRows);
+
+/**
+ * Where the window's rows lie in its files' renderings (kept until released), or null: not rendered
+ * (yet, or any more), or not renderable. One of more than `sentWhole` bytes, to be sent a piece at a
+ * time, is checked on disk first.
+ */
+export async function readRendered(w: Window, sentWhole: number): Promise<RenderedRead | null> {
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
-  const read = await w.ctx.renderings!.readSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal);
+  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, { checkAbove: sentWhole, waits: small(w) });
   // While others use DuckDB, queued before this window is answered the old way: the file's windows
   // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
-  if (!read && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
+  if (!read && small(w) && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);
   return read;
 }
 
 /** What a rendering reads of a file: its rows, whatever the window's filters (a rendering holds them all). */
 const wholeFileSpec = (ctx: Pick<ExtractContext, 'dataDir'>, descriptor: DatasetDescriptor) => ({ descriptor, dataDir: ctx.dataDir, filters: [], params: {}, stationFiles: null });
 
-/** After a window answered the old way (its connection given back): its files rendered in the background. */
+/**
+ * After a window answered the old way (its connection given back): its files rendered in the
+ * background, a small window's at once, a larger one's only while no request uses DuckDB.
+ */
 export function renderLater(w: Window & Pick<PreparedExtract, 'spec'>): void {
   const format = renderedFormat(w);
-  if (format) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, windowFiles(w), w.sources.footerHashes);
+  const files = windowFiles(w).filter((f) => renderableRows(w.ctx, w.sources.rowsByFile.get(f.path)));
+  if (format && files.length > 0) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, files, w.sources.footerHashes, small(w) ? 'asked' : 'quiet');
+}
+
+/** A window streamed group by group: its files rendered once the response is over, however it ended. */
+export function renderedAfter(w: Window & Pick<PreparedExtract, 'spec'>, x: Extract): Extract {
+  let queued = false;
+  return {
+    ...x,
+    dispose: () => {
+      x.dispose();
+      if (!queued) renderLater(w);
+      queued = true;
+    },
+  };
 }
 
 /**
  * A file the background checks found good after start-up (new data): rendered in the formats
  * rendered, after any file asked for, and only while no request waits for DuckDB. Only a file
- * stored in order key whose rows a window read into memory may hold.
+ * stored in order key of no more rows than a group.
  */
-export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'inMemoryRows' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
-  const rows = verdict.rows ?? Infinity;
-  if (!ctx.renderings || !renderable(d) || !verdict.sorted || rows > Math.min(ctx.inMemoryRows, ctx.rowLimit, ctx.groupRows)) return;
+export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
+  if (!ctx.renderings || !renderable(d) || !verdict.sorted || !renderableRows(ctx, verdict.rows)) return;
   const spec = wholeFileSpec(ctx, d);
   const hashes = new Map([[file.path, verdict.footerHash]]);
-  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, true);
+  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, 'seen');
 }

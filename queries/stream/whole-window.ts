@@ -12,7 +12,7 @@ import type { Window } from '../window.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from './copy-stream.ts';
 import type { Extract, ExtractContext, ExtractWay, ExtractRequest, PreparedExtract } from './extract-types.ts';
 import { verifierOf } from './listed-files.ts';
-import { renderLater } from './rendered.ts';
+import { presorted, renderLater } from './rendered.ts';
 import { pageVersion, type FileGroup } from './plan.ts';
 import { idleHelpers } from './request-connection.ts';
 import { rowSlices, sliceCount } from './slices.ts';
@@ -47,7 +47,7 @@ export function wholeWindowPlan(ctx: ExtractContext, req: ExtractRequest, source
   if (!body || sources.fileRows === null || sources.fileRows > Math.min(ctx.rowLimit, ctx.groupRows)) return null;
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   if (files.length === 0) return null;
-  return { body, group: { files, presorted: sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path)) } };
+  return { body, group: { files, presorted: presorted(sources) } };
 }
 
 /**
@@ -183,7 +183,7 @@ async function keepSmall(files: readonly string[], skip: number, maxBytes: numbe
 }
 
 /** A whole window's response: nothing cut, nothing to continue. */
-function wholeWindow(way: ExtractWay, sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
+export function wholeWindow(way: ExtractWay, sources: Sources, written: Written & Pick<Extract, 'bytes'>, chunks: Extract['chunks'], dispose: Extract['dispose']): Extract {
   return { way, observation: sources.observation, folderValue: sources.folderValue, correction: sources.correction, ...written, truncated: false, next: null, chunks, dispose };
 }
 

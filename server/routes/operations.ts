@@ -72,6 +72,8 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         // Disk held by rendered Features (at most RENDER_CACHE_MB), and the files rendered.
         fire_api_renderings_bytes: ctx.extract.renderings?.size ?? 0,
         fire_api_renderings_files: ctx.extract.renderings?.files ?? 0,
+        // Files waiting to be rendered, the one being rendered included.
+        fire_api_renderings_pending: ctx.extract.renderings?.pending ?? 0,
       }, {
         fire_api_rows_cache_hits_total: ctx.extract.rowsCache?.hits ?? 0,
         fire_api_rows_cache_misses_total: ctx.extract.rowsCache?.misses ?? 0,

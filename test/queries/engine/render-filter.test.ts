@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { renderCsv, renderFeatures, type RenderedText } from '../../../queries/engine/render-file.ts';
 import { indexable, readFilterIndex } from '../../../queries/engine/render-filter.ts';
-import { renderedRows, type RenderedEntry } from '../../../queries/engine/rendered-window.ts';
+import { gathered, locate, rangePieces, type RenderWindow } from '../../../queries/engine/rendered-window.ts';
+import { RenderHandles } from '../../../queries/engine/render-handles.ts';
+import { STRIDE, writeRecords, type RenderedEntry } from '../../../queries/engine/render-records.ts';
 import { runStaged } from '../../../queries/engine/staged-run.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { compileRows } from '../../../queries/sql/compile.ts';
@@ -25,19 +27,27 @@ let work: string;
 let dataDir: string;
 let file: string;
 let n = 0;
-const entries: Record<'geojson' | 'csv', RenderedEntry> = {} as never;
+/** Each format's rendering with records every key in memory, every second, every third, or as the server keeps them. */
+const STRIDES = [1, 2, 3, STRIDE];
+const entries: Record<'geojson' | 'csv', RenderedEntry[]> = { geojson: [], csv: [] };
+let keys: bigint[] = [];
 beforeAll(async () => {
   ({ instance, c } = await openDuck());
   work = await mkdtemp(path.join(os.tmpdir(), 'render-filter-'));
   dataDir = path.join(work, 'data');
   file = await writeEdgeFile(c, dataDir, hotspots, 7);
   const index = await readFilterIndex(c, spec(hotspots, dataDir, {}), file);
-  const keep = async (r: RenderedText) => {
-    const target = path.join(work, `rendering-${n++}`);
-    await writeFile(target, r.text);
-    return { file: target, keys: r.keys, offsets: r.offsets, index };
-  };
-  entries.geojson = await keep(await renderFeatures(c, spec(hotspots, dataDir, {}), file));
+  const keep = (r: RenderedText) =>
+    Promise.all(
+      STRIDES.map(async (stride) => {
+        const target = path.join(work, `rendering-${n++}`);
+        await writeFile(target, r.text);
+        return writeRecords(target, r.text.length, { keys: r.keys, offsets: r.offsets, index }, stride);
+      }),
+    );
+  const features = await renderFeatures(c, spec(hotspots, dataDir, {}), file);
+  keys = [...new Set(features.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  entries.geojson = await keep(features);
   entries.csv = await keep((await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, 'scratch'), dir: work, hold: () => true }))!);
 });
 afterAll(async () => {
@@ -47,6 +57,7 @@ afterAll(async () => {
 
 const box = (minLon: number, minLat: number, maxLon: number, maxLat: number): RowFilter => ({ kind: 'box', box: { minLon, minLat, maxLon, maxLat }, shapes: null });
 const FILTERS: [string, RowFilter[]][] = [
+  ['no filter', []],
   ['country PT', [{ kind: 'equals', column: 'country', value: 'PT' }]],
   ['country empty text', [{ kind: 'equals', column: 'country', value: '' }]],
   ['country none present', [{ kind: 'equals', column: 'country', value: 'ZZ' }]],
@@ -71,10 +82,33 @@ async function expected(format: 'geojson' | 'csv', filters: RowFilter[], from: b
   return { returned, bytes: await readFile(target) };
 }
 
-async function fromIndex(format: 'geojson' | 'csv', filters: RowFilter[], from: bigint | null, to: bigint | null) {
-  const read = (await renderedRows(entries[format], { from, to, filters }))!;
+/** The rows of one rendered file in the window, read whole as the server reads a small window. */
+async function renderedRows(entry: RenderedEntry, w: RenderWindow) {
+  const handles = new RenderHandles(1);
+  const read = (a: number, b: number) => handles.read(entry.file, a, b);
+  const { ranges, returned } = await locate(read, entry, w);
+  const bytes = await gathered(rangePieces(read, ranges, Infinity));
+  handles.forget(entry.file);
+  return { bytes, returned };
+}
+
+async function fromIndex(format: 'geojson' | 'csv', filters: RowFilter[], from: bigint | null, to: bigint | null, stride: number) {
+  const read = await renderedRows(entries[format][STRIDES.indexOf(stride)]!, { from, to, filters });
   return { returned: read.returned, bytes: read.bytes.subarray(format === 'geojson' && read.bytes.length > 0 ? 1 : 0) };
 }
+
+/** Windows over the whole file, inside it, at its edges, between keys, empty and before it. */
+const WINDOWS = (): [bigint | null, bigint | null][] => [
+  [null, null],
+  [keys[1]!, keys[5]!],
+  [keys[1]!, keys.at(-3)!],
+  [keys[2]!, null],
+  [null, keys[3]!],
+  [keys[3]!, keys[3]!],
+  [keys[4]! + 1n, keys[6]! - 1n],
+  [keys.at(-3)!, null],
+  [null, keys[1]!],
+];
 
 describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byte for byte', () => {
   it('hotspots\' filters and any box are indexed; a filter on another column is not', () => {
@@ -90,13 +124,14 @@ describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byt
   });
 
   it.each(FILTERS)('%s: edge values (NaN, ±Inf, -0, nulls, odd text), GeoJSON and CSV, whole file and a window', async (_name, filters) => {
-    const keys = [...new Set(entries.geojson.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [from, to] of [[null, null], [keys[1]!, keys[5]!]] as [bigint | null, bigint | null][]) {
+    for (const [from, to] of WINDOWS()) {
       for (const format of ['geojson', 'csv'] as const) {
         const want = await expected(format, filters, from, to);
-        const got = await fromIndex(format, filters, from, to);
-        expect(got.returned, `${format} ${from}`).toBe(want.returned);
-        expect(got.bytes.equals(want.bytes), `${format} ${from}`).toBe(true);
+        for (const stride of STRIDES) {
+          const got = await fromIndex(format, filters, from, to, stride);
+          expect(got.returned, `${format} ${from} ${to} ${stride}`).toBe(want.returned);
+          expect(got.bytes.equals(want.bytes), `${format} ${from} ${to} ${stride}`).toBe(true);
+        }
       }
     }
   });

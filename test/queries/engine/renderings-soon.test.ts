@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
-import { Renderings } from '../../../queries/engine/renderings.ts';
+import { readWhole, Renderings } from '../../../queries/engine/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
@@ -18,6 +18,8 @@ let dataDir: string;
 const files: DataFile[] = [];
 const hashes = new Map<string, string>();
 const all = { from: null, to: null, filters: [] };
+/** The window's rows as the server reads a small one: where they lie (waiting for renderings soon), then read whole. */
+const readSoon = async (store: Renderings, ...args: Parameters<Renderings['rangesSoon']>) => readWhole(await store.rangesSoon(...args));
 
 beforeAll(async () => {
   dataDir = await writeBulkHotspotDays(2);
@@ -38,10 +40,10 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     const leases = [await engine.acquire(), await engine.acquire()];
     try {
-      expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect(await readSoon(store, engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
       expect([store.pending, store.misses]).toEqual([0, 1]);
-      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, true);
-      const read = await store.readSoon(engine, 'geojson', [files[0]!], hashes, all, new AbortController().signal);
+      store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'seen');
+      const read = await readSoon(store, engine, 'geojson', [files[0]!], hashes, all, new AbortController().signal);
       expect(read?.returned).toBe(20_000);
       expect([store.files, store.pending, store.hits, store.misses, engine.busy]).toEqual([1, 0, 1, 1, 2]);
       expect((await store.read('geojson', [files[0]!], hashes, all))!.bytes.equals(read!.bytes)).toBe(true);
@@ -58,7 +60,7 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
       store.renderLater(engine, 'csv', spec, [files[1]!], hashes);
       const gone = new AbortController();
       gone.abort();
-      expect(await store.readSoon(engine, 'csv', [files[1]!], hashes, all, gone.signal)).toBeNull();
+      expect(await readSoon(store, engine, 'csv', [files[1]!], hashes, all, gone.signal)).toBeNull();
       expect([store.hits, store.misses]).toEqual([0, 1]);
     } finally {
       lease.release();
@@ -70,7 +72,7 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
     expect([engine.busy, engine.queued, store.pending]).toEqual([0, 0, 1]);
-    expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+    expect(await readSoon(store, engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
     expect([store.hits, store.misses, store.files]).toEqual([0, 1, 0]);
     expect(await until(() => store.files === 1)).toBe(true);
   });
@@ -82,9 +84,9 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const queued = Array.from({ length: 13 }, (_, i) => ({ ...files[0]!, mtimeMs: files[0]!.mtimeMs + i + 1 }));
     const leases = [await engine.acquire(), await engine.acquire()];
     try {
-      store.renderLater(engine, 'geojson', spec, queued, hashes, true);
+      store.renderLater(engine, 'geojson', spec, queued, hashes, 'seen');
       expect(store.pending).toBe(13);
-      expect(await store.readSoon(engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect(await readSoon(store, engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
       expect([store.pending, store.misses]).toEqual([13, 1]);
     } finally {
       for (const l of leases) l.release();
@@ -107,8 +109,8 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const queued = Array.from({ length: 13 }, (_, i) => ({ ...files[0]!, mtimeMs: files[0]!.mtimeMs + i + 1 }));
     const leases = [await engine.acquire(), await engine.acquire()];
     try {
-      store.renderLater(engine, 'geojson', spec, queued, hashes, true);
-      expect(await store.readSoon(engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
+      store.renderLater(engine, 'geojson', spec, queued, hashes, 'seen');
+      expect(await readSoon(store, engine, 'geojson', [queued[12]!], hashes, all, new AbortController().signal)).toBeNull();
       expect([store.pending, store.misses]).toEqual([13, 1]);
     } finally {
       for (const l of leases) l.release();
@@ -121,7 +123,7 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const leases = [await engine.acquire(), await engine.acquire()];
     try {
       store.renderLater(engine, 'geojson', spec, files, hashes);
-      const waiting = store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal);
+      const waiting = readSoon(store, engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal);
       expect(await until(() => store.waiting === 1)).toBe(true);
       // The second file is still queued behind the first one's rendering.
       expect(store.pending).toBe(2);
@@ -130,7 +132,7 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
       expect([store.waiting, store.pending, store.hits, store.misses]).toEqual([0, 0, 0, 1]);
       store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
       expect(store.pending).toBe(0);
-      expect(await store.readSoon(engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
+      expect(await readSoon(store, engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
       expect(await store.read('geojson', [files[1]!], hashes, all)).toBeNull();
     } finally {
       for (const l of leases) l.release();
@@ -144,14 +146,14 @@ describe('renderings: a window waits for its file\'s rendering when it is next',
     const dir = path.join(await tempDir(), 'renderings');
     const store = new Renderings(dir, 64 * 1024 * 1024);
     // Seen files while the only connection is held: queued, none started.
-    store.renderLater(own, 'geojson', spec, files, hashes, true);
+    store.renderLater(own, 'geojson', spec, files, hashes, 'seen');
     expect(store.pending).toBe(2);
     own.close();
     lease.release();
     expect(await until(() => store.pending === 0)).toBe(true);
     store.renderLater(own, 'csv', spec, files, hashes);
     expect(store.pending).toBe(0);
-    expect(await store.readSoon(own, 'csv', files, hashes, all, new AbortController().signal)).toBeNull();
+    expect(await readSoon(store, own, 'csv', files, hashes, all, new AbortController().signal)).toBeNull();
     expect([store.pending, store.files, store.failures, store.waiting]).toEqual([0, 0, 0, 0]);
     expect(await stat(dir).catch(() => null)).toBeNull();
   });
