@@ -6,7 +6,7 @@ import { comparableAnswer } from '../helpers/answer.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { until } from '../helpers/until.ts';
+import { answerFromRenderings, metric } from '../helpers/renderings.ts';
 
 // Windows larger than one read into memory (here 60,000 rows, 8 to 27 MB) answered from their files'
 // renderings a piece at a time, against a server that renders nothing: the same status, headers and
@@ -40,21 +40,9 @@ async function answer(s: TestServer, query: string, encoding = 'identity') {
   if (length !== undefined) expect(Number(length), query).toBe(sent);
   return { ...a, headers };
 }
-const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 const renderedWay = async () => Number(/^fire_api_extracts_total\{dataset="hotspots",way="rendered"\} (\d+)$/m.exec(await (await fetch(`${rendered.url}/metrics`)).text())?.[1] ?? 0);
 
-/** Asks `query` until it is answered from renderings (its files rendered once no request uses DuckDB). */
-async function renderedAnswer(query: string) {
-  let hit: Awaited<ReturnType<typeof answer>> | null = null;
-  const served = await until(async () => {
-    const hits = await metric(rendered, 'fire_api_renderings_hits_total');
-    const a = await answer(rendered, query);
-    if ((await metric(rendered, 'fire_api_renderings_hits_total')) > hits) hit = a;
-    return hit !== null;
-  });
-  expect(served, query).toBe(true);
-  return hit!;
-}
+const renderedAnswer = (query: string) => answerFromRenderings(rendered, query, answer);
 
 /** The body as a reader that stops after its first bytes until `meanwhile` is done, then reads on: what it got, and whether the response ended whole. */
 function pausedRead(query: string, meanwhile: () => Promise<void>): Promise<{ status: number; length: number; bytes: number; complete: boolean }> {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { until } from '../helpers/until.ts';
+import { answerFromRenderings, metric } from '../helpers/renderings.ts';
 import { comparableAnswer } from '../helpers/answer.ts';
 
 // CSV and filtered windows answered from files rendered once (RENDER_CACHE_MB) against a server that
@@ -44,21 +44,9 @@ const OLD_WAY = ['/api/v1/hotspots?format=csv&from=2025-08-04&to=2025-08-05'];
 
 const answer = async (s: TestServer, query: string) => comparableAnswer(await s.get(query));
 
-const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 
 
-/** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer). */
-async function renderedAnswer(query: string) {
-  let hit: Awaited<ReturnType<typeof answer>> | null = null;
-  const served = await until(async () => {
-    const hits = await metric(rendered, 'fire_api_renderings_hits_total');
-    const a = await answer(rendered, query);
-    if ((await metric(rendered, 'fire_api_renderings_hits_total')) > hits) hit = a;
-    return hit !== null;
-  });
-  expect(served, query).toBe(true);
-  return hit!;
-}
+const renderedAnswer = (query: string) => answerFromRenderings(rendered, query, answer);
 
 const ids = (csv: string) => csv.trim().split('\n').slice(1).map((line) => line.split(',')[0]!);
 

@@ -1,16 +1,14 @@
-import { readdir, readlink, stat, writeFile } from 'node:fs/promises';
+import { readdir, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
 import { rangePieces, type ByteRange } from '../../../queries/engine/rendered-window.ts';
 import { RenderHandles } from '../../../queries/engine/render-handles.ts';
 import { renderedPieces, Renderings } from '../../../queries/engine/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
-import { hashFooter } from '../../../queries/files/footer.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
-import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { renderingDays } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
 
 // Windows read from renderings a piece at a time: what a piece holds, renderings kept on disk while
@@ -22,16 +20,10 @@ const hashes = new Map<string, string>();
 const all = { from: null, to: null, filters: [] };
 
 beforeAll(async () => {
-  const dataDir = await writeBulkHotspotDays(3);
-  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
-  spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
-  for (const day of ['2025-08-01', '2025-08-02', '2025-08-03']) {
-    const p = path.join(dataDir, `hotspots/date=${day}/a.parquet`);
-    const s = await stat(p);
-    const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
-    files.push(f);
-    hashes.set(p, await hashFooter(f));
-  }
+  const days = await renderingDays(3);
+  ({ engine, spec } = days);
+  files.push(...days.files);
+  for (const [file, hash] of days.hashes) hashes.set(file, hash);
 }, 60_000);
 afterAll(() => engine?.close());
 

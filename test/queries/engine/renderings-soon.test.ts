@@ -1,14 +1,12 @@
 import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
 import { readWhole, Renderings } from '../../../queries/engine/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
-import { hashFooter } from '../../../queries/files/footer.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
-import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { renderingDays } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
 
 // A window whose file is about to be rendered waits for the rendering instead of asking DuckDB.
@@ -22,16 +20,11 @@ const all = { from: null, to: null, filters: [] };
 const readSoon = async (store: Renderings, ...args: Parameters<Renderings['rangesSoon']>) => readWhole(await store.rangesSoon(...args));
 
 beforeAll(async () => {
-  dataDir = await writeBulkHotspotDays(2);
-  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
-  spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
-  for (const day of ['2025-08-01', '2025-08-02']) {
-    const p = path.join(dataDir, `hotspots/date=${day}/a.parquet`);
-    const s = await stat(p);
-    const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
-    files.push(f);
-    hashes.set(p, await hashFooter(f));
-  }
+  const days = await renderingDays(2);
+  ({ engine, spec } = days);
+  dataDir = days.dataDir;
+  files.push(...days.files);
+  for (const [file, hash] of days.hashes) hashes.set(file, hash);
 }, 60_000);
 afterAll(() => engine?.close());
 

@@ -1,7 +1,6 @@
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
 import { Renderings } from '../../../queries/engine/renderings.ts';
 import { runStaged } from '../../../queries/engine/staged-run.ts';
@@ -14,7 +13,7 @@ import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
-import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
+import { renderingDays } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
 
 // Renderings made on the engine's own background connection from real Parquet, read back by byte range.
@@ -27,16 +26,11 @@ const DAYS = ['2025-08-01', '2025-08-02'];
 const us = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
 
 beforeAll(async () => {
-  dataDir = await writeBulkHotspotDays(2);
-  engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
-  spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
-  for (const day of DAYS) {
-    const file = path.join(dataDir, `hotspots/date=${day}/a.parquet`);
-    const s = await stat(file);
-    const f: DataFile = { path: file, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
-    files.push(f);
-    hashes.set(file, await hashFooter(f));
-  }
+  const days = await renderingDays(2);
+  ({ engine, spec } = days);
+  dataDir = days.dataDir;
+  files.push(...days.files);
+  for (const [file, hash] of days.hashes) hashes.set(file, hash);
 }, 60_000);
 afterAll(() => engine?.close());
 

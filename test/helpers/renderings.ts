@@ -1,0 +1,53 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { hotspots } from '../../datasets/hotspots.ts';
+import { Engine } from '../../queries/engine/engine.ts';
+import type { DataFile } from '../../queries/files/data-file.ts';
+import { hashFooter } from '../../queries/files/footer.ts';
+import type { QuerySpec } from '../../queries/sql/compile.ts';
+import { writeBulkHotspotDays } from './sample-data.ts';
+import type { TestServer } from './server.ts';
+import { until } from './until.ts';
+
+/** What the renderings' own tests render: days of hotspots, an engine over them, each day file as listed with its footer hash. */
+export interface RenderingDays {
+  dataDir: string;
+  engine: Engine;
+  spec: QuerySpec;
+  files: DataFile[];
+  hashes: Map<string, string>;
+}
+
+/** `days` days of 20,000 hotspots from 2025-08-01 (writeBulkHotspotDays), an engine of one thread and two connections over them. */
+export async function renderingDays(days: number): Promise<RenderingDays> {
+  const dataDir = await writeBulkHotspotDays(days);
+  const engine = await Engine.create({ dataDir, tempDir: path.join(dataDir, 'tmp'), threads: 1, connections: 2, memoryLimit: '256MB', maxQueued: 10 });
+  const spec: QuerySpec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
+  const files: DataFile[] = [];
+  const hashes = new Map<string, string>();
+  for (let d = 1; d <= days; d++) {
+    const p = path.join(dataDir, `hotspots/date=2025-08-${String(d).padStart(2, '0')}/a.parquet`);
+    const s = await stat(p);
+    const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    files.push(f);
+    hashes.set(p, await hashFooter(f));
+  }
+  return { dataDir, engine, spec, files, hashes };
+}
+
+/** A counter or gauge of the server's /metrics (NaN when absent). */
+export const metric = async (s: TestServer, name: string): Promise<number> => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
+
+/** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer): that answer. */
+export async function answerFromRenderings<T>(s: TestServer, query: string, answer: (s: TestServer, query: string) => Promise<T>): Promise<T> {
+  let hit: { answer: T } | null = null;
+  const served = await until(async () => {
+    const hits = await metric(s, 'fire_api_renderings_hits_total');
+    const a = await answer(s, query);
+    if ((await metric(s, 'fire_api_renderings_hits_total')) > hits) hit = { answer: a };
+    return hit !== null;
+  });
+  expect(served, query).toBe(true);
+  return hit!.answer;
+}
