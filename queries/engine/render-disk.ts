@@ -39,11 +39,6 @@ export class RenderDisk {
 
   constructor(readonly maxBytes: number) {}
 
-  /** Renderings' files held open. */
-  get open(): number {
-    return this.handles.size;
-  }
-
   /** Disk held: the renderings kept, those evicted but still read, and what the one under way has written. */
   get bytes(): number {
     return this.kept + this.doomedBytes + this.writing;
@@ -81,11 +76,11 @@ export class RenderDisk {
       const i = entries.findIndex((e) => e.file === file);
       if (i >= 0 && this.entries.get(keys[i]!) === entries[i]) this.drop(keys[i]!, entries[i]!);
     };
-    const located = await locateAll(entries, window, (e) => (a, b) => this.handles.read(e.file, a, b), lost);
+    const read = (file: string, a: number, b: number) => this.handles.read(file, a, b);
+    const located = await locateAll(entries, window, (e) => (a, b) => read(e.file, a, b), lost);
     if (!located) return (release(), null);
     const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);
     const files = located.map((l, i) => ({ file: entries[i]!.file, size: entries[i]!.bytes, ranges: l.ranges }));
-    const read = (file: string, a: number, b: number) => this.handles.read(file, a, b);
     return { files, returned: located.reduce((n, l) => n + l.returned, 0), bytes: located.reduce((n, l) => n + size(l.ranges), 0), read, release, lost };
   }
 
