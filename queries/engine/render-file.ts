@@ -26,11 +26,17 @@ const keyed =
     return { fields: `epoch_us(t.${ident(timeColumn)}) AS k, ${fields}${extra ? `, ${extra}` : ''}`, join };
   };
 
+/**
+ * How a rendering reads its file's rows in order key: sorted by DuckDB, or as stored (a file stored in
+ * order key: no sort holding the whole file's text at once).
+ */
+export type RenderOrder = 'sort' | 'stored';
+
 /** The whole file's rows in order key, the key first: only a dataset with a time axis is rendered. */
-function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: string | null = null) {
+function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: string | null, order: RenderOrder) {
   const time = spec.descriptor.time;
   if (!time) throw new Error('only a dataset with a time axis is rendered');
-  return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order: 'sort' });
+  return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order });
 }
 
 /** A file's rows rendered elsewhere than in memory: their keys and offsets, and how many bytes their text is. */
@@ -53,18 +59,18 @@ export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file:
  * held whole (a day's Features are 8–10 MB, twice over while joined). Null: `hold`, told the bytes
  * written so far before each chunk, refused them (the file then holds part of the text).
  */
-export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, target: string, hold: (bytes: number) => boolean): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
+export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, target: string, hold: (bytes: number) => boolean, order: RenderOrder = 'sort'): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
   const out = await open(target, 'w');
   try {
-    return await featureParts(c, spec, file, extra, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true));
+    return await featureParts(c, spec, file, extra, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
   } finally {
     await out.close();
   }
 }
 
 /** The file's Features a chunk at a time to `put` (with the bytes so far, this chunk's included); null once it answers false. */
-async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
-  const q = keyedRows(spec, file, featureRows, extra);
+async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
+  const q = keyedRows(spec, file, featureRows, extra, order);
   const result = await c.stream(q.sql, q.params);
   if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
   const keys: bigint[] = [];
@@ -115,7 +121,7 @@ const WATCH_MS = 10;
  * field of each line through a scratch copy, then cut off: a BIGINT is never quoted. Null: the
  * copy grew past the budget (stopped there); the copy is removed either way.
  */
-export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch): Promise<RenderedText | null> {
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, order: RenderOrder = 'sort'): Promise<RenderedText | null> {
   let [done, past] = [false, false];
   const look = async () => {
     const bytes = await stat(s.scratch).then((x) => x.size, () => 0);
@@ -126,7 +132,7 @@ export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: stri
   };
   const watch = setInterval(() => void look(), WATCH_MS);
   try {
-    const q = compileCopy(keyedRows(spec, file, csvRows), CSV_COPY, s.scratch, s.dir);
+    const q = compileCopy(keyedRows(spec, file, csvRows, null, order), CSV_COPY, s.scratch, s.dir);
     await c.run(q.sql, q.params).finally(() => (done = true)).catch((e: unknown) => {
       if (!past) throw e;
     });

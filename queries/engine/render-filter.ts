@@ -41,10 +41,10 @@ export function filterFields(d: DatasetDescriptor): string | null {
 }
 
 /** The file's filter columns read in the order its rendering holds its rows (the dataset's total order). */
-export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<FilterIndex | null> {
+export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string, order: 'sort' | 'stored' = 'sort'): Promise<FilterIndex | null> {
   const fields = filterFields(spec.descriptor);
   if (!fields) return null;
-  const q = compileRows({ spec, files: [file], select: () => ({ fields, join: '' }), from: null, to: null, order: 'sort' });
+  const q = compileRows({ spec, files: [file], select: () => ({ fields, join: '' }), from: null, to: null, order });
   return filterIndex(spec.descriptor, (await c.runAndReadAll(q.sql, q.params)).getColumns());
 }
 

@@ -56,7 +56,9 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
     // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
     if (!rendered) return 'refused';
     await assertWhole(c, spec, job.file.path, rendered.keys.length);
-    const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path);
+    // Read as stored: a file not in order key after all is never kept (its windows would be wrong).
+    if (!ascending(rendered.keys)) throw new Error('a rendered file not stored in order key');
+    const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path, 'stored');
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
     // The records after the text: past the budget with them, the rendering passes it alone.
     if (!place.disk.hold(rendered.bytes + recordsSize(rendered.keys.length, index))) return 'refused';
@@ -78,19 +80,26 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
 
 /**
  * The file's text in `format` written to `target` within the disk budget (null: past it alone), and
- * for GeoJSON its filter index read in the same pass (undefined: read apart).
+ * for GeoJSON its filter index read in the same pass (undefined: read apart). Only files stored in
+ * order key are rendered: read as stored, with no sort holding a day's text at once.
  */
 async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, target: string): Promise<(RenderedRows & { index?: FilterIndex | null }) | null> {
   const hold = (bytes: number) => place.disk.hold(bytes);
   if (format === 'csv') {
-    const csv = await renderCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold });
+    const csv = await renderCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold }, 'stored');
     if (!csv || !hold(csv.text.length)) return null;
     await writeFile(target, csv.text);
     return { keys: csv.keys, offsets: csv.offsets, bytes: csv.text.length };
   }
   const fields = filterFields(spec.descriptor);
-  const rendered = await writeFeatures(c, spec, file, fields, target, hold);
+  const rendered = await writeFeatures(c, spec, file, fields, target, hold, 'stored');
   return rendered && { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
+}
+
+/** Whether keys never decrease. */
+function ascending(keys: BigInt64Array): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i]! < keys[i - 1]!) return false;
+  return true;
 }
 
 /** A rendering that has not every row of its file: a cut of the moment (the engine interrupted or short of memory). */

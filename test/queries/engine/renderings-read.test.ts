@@ -1,4 +1,4 @@
-import { readdir, readlink, writeFile } from 'node:fs/promises';
+import { readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../queries/engine/engine.ts';
@@ -8,6 +8,8 @@ import { renderedPieces, Renderings } from '../../../queries/engine/renderings.t
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../../helpers/parquet.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
 import { renderingDays } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
 
@@ -153,5 +155,19 @@ describe('rendered windows read a piece at a time', () => {
     }
     expect(await until(() => store.pending === 0)).toBe(true);
     expect(store.files).toBe(2);
+  });
+
+  it('a file read as stored but not in order key is never kept, nor tried again: its windows are answered the old way', async () => {
+    const p = path.join(spec.dataDir, 'hotspots/date=2025-08-09/a.parquet');
+    await writeBulkHotspots(p, '2025-08-09', 5_000, 1, 1, 'shuffled');
+    const s = await stat(p);
+    const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
+    const footer = new Map([[p, await hashFooter(f)]]);
+    const store = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    for (const format of ['geojson', 'csv'] as const) store.renderLater(engine, format, spec, [f], footer);
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([store.files, store.failures, store.size]).toEqual([0, 2, 0]);
+    store.renderLater(engine, 'csv', spec, [f], footer);
+    expect(store.pending).toBe(0);
   });
 });
