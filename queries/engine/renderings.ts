@@ -22,7 +22,7 @@ export const PIECE_BYTES = 256 * 1024;
 const WHOLE_PIECE_BYTES = 1024 * 1024;
 
 /**
- * The window's bytes, a span of at most `piece` bytes at a time (Infinity: each file's in one read).
+ * The window's bytes, a span of at most `piece` bytes at a time.
  * Throws when a rendering cannot be read (forgotten then) or holds fewer bytes than promised.
  */
 export async function* renderedPieces(read: RenderedRead, piece: number): AsyncGenerator<Buffer> {
@@ -167,8 +167,8 @@ export class Renderings {
    * the engine's background connection, outside the pool. 'asked': a window waits, rendered in turn
    * whatever DuckDB does; 'quiet': a large window's files, rendered only while no request uses
    * DuckDB; 'seen': a file the background checks found (a few at a time), rendered only while no
-   * request waits for DuckDB. Never throws: a
-   * failure (a full disk, a file replaced meanwhile) leaves the file to the old way.
+   * request waits for DuckDB. Never throws: a failure (a full disk, a file replaced meanwhile)
+   * leaves the file to the old way.
    */
   renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, priority: RenderPriority = 'asked'): void {
     for (const file of files) {
