@@ -5,7 +5,9 @@ import { Utf8 } from 'apache-arrow';
 import { compileRows, csvRows, featureRows, type QuerySpec, type RowSelect } from '../sql/compile.ts';
 import { compileCopy, CSV_COPY } from '../sql/compile-copy.ts';
 import { ident } from '../sql/sql.ts';
-import { sinkFor } from '../stream/arrow-columns.ts';
+import { sinkFor, type ColumnSink } from '../stream/arrow-columns.ts';
+import { appendKeys, Growing } from './render-columns.ts';
+import { filterFields, FilterIndexReader, type FilterIndex } from './render-filter.ts';
 
 /**
  * One file's rows rendered once, in order-key order, as the response's COPY writes them (GeoJSON
@@ -45,61 +47,70 @@ export type RenderedRows = Omit<RenderedText, 'text'> & { bytes: number };
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
  * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
- * files stored in order key, where this order is the one a window of the file is sent in. `extra`
- * fields (the filter columns) are read in the same pass, row for row: `columns`, one array each.
+ * files stored in order key, where this order is the one a window of the file is sent in.
  */
-export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null = null): Promise<RenderedText & { columns: unknown[][] }> {
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
   const parts: Buffer[] = [];
-  const rows = (await featureParts(c, spec, file, extra, (part) => (parts.push(part), true)))!;
+  const rows = (await featureParts(c, spec, file, false, (part) => (parts.push(part), true)))!;
   return { ...rows, text: Buffer.concat(parts) };
 }
 
 /**
  * As renderFeatures, each chunk's Features appended to `target` as it comes, so no file's text is
- * held whole (a day's Features are 8–10 MB, twice over while joined). Null: `hold`, told the bytes
+ * held whole (a day's Features are 8–10 MB, twice over while joined), and the file's FilterIndex read
+ * in the same pass, row for row, when the dataset's filters are indexed. Null: `hold`, told the bytes
  * written so far before each chunk, refused them (the file then holds part of the text).
  */
-export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, target: string, hold: (bytes: number) => boolean, order: RenderOrder = 'sort'): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
+export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string, hold: (bytes: number) => boolean, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
   const out = await open(target, 'w');
   try {
-    return await featureParts(c, spec, file, extra, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
+    return await featureParts(c, spec, file, true, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
   } finally {
     await out.close();
   }
 }
 
 /** The file's Features a chunk at a time to `put` (with the bytes so far, this chunk's included); null once it answers false. */
-async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, extra: string | null, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { columns: unknown[][] }) | null> {
-  const q = keyedRows(spec, file, featureRows, extra, order);
+async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, indexed: boolean, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
+  const fields = indexed ? filterFields(spec.descriptor) : null;
+  const q = keyedRows(spec, file, featureRows, fields, order);
   const result = await c.stream(q.sql, q.params);
   if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
-  const keys: bigint[] = [];
-  const offsets: number[] = [0];
-  const columns: unknown[][] = Array.from({ length: result.columnCount - 2 }, () => []);
+  const keys = new Growing(BigInt64Array);
+  const offsets = new Growing(Float64Array);
+  offsets.push(0);
+  const index = fields ? new FilterIndexReader(spec.descriptor) : null;
+  const sink = sinkFor(new Utf8(), CHUNK_ROWS);
   for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) {
-    chunk.getColumnValues(0).forEach((k) => keys.push(k as bigint));
-    for (const [i, column] of columns.entries()) for (const v of chunk.getColumnValues(i + 2)) column.push(v);
-    if (!(await put(chunkFeatures(chunk, offsets), offsets.at(-1)!))) return null;
+    appendKeys(keys, chunk, 0);
+    index?.add(chunk, 2);
+    const part = chunkFeatures(chunk, chunk.rowCount <= CHUNK_ROWS ? sink : sinkFor(new Utf8(), chunk.rowCount), offsets);
+    if (!(await put(part, offsets.array[offsets.length - 1]!))) return null;
   }
-  return { keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets), columns, bytes: offsets.at(-1)! };
+  const bytes = offsets.array[offsets.length - 1]!;
+  return { keys: keys.array, offsets: offsets.array, bytes, index: index && index.index() };
 }
 
-/** A chunk's Features, each after a comma and before a newline; each row's end offset appended to `offsets`. */
-function chunkFeatures(chunk: DuckDBDataChunk, offsets: number[]): Buffer {
+/** Rows of a DuckDB chunk at most (STANDARD_VECTOR_SIZE): a larger chunk gets a sink of its own. */
+const CHUNK_ROWS = 2048;
+
+/** A chunk's Features, each after a comma and before a newline, read through `sink`; each row's end offset appended to `offsets`. */
+function chunkFeatures(chunk: DuckDBDataChunk, sink: ColumnSink, offsets: Growing<Float64Array>): Buffer {
   const rows = chunk.rowCount;
-  const base = offsets.at(-1)!;
-  const sink = sinkFor(new Utf8(), rows);
+  const base = offsets.array[offsets.length - 1]!;
   sink.put(duckdb.data_chunk_get_vector(chunk.chunk, 1), rows, 0, rows, 0);
   const data = sink.take(rows);
   const out = Buffer.allocUnsafe(data.valueOffsets[rows]! - data.valueOffsets[0]! + 2 * rows);
+  const ends = offsets.room(rows);
   let at = 0;
   for (let r = 0; r < rows; r++) {
     out[at++] = 0x2c; // ','
     out.set((data.values as Uint8Array).subarray(data.valueOffsets[r]!, data.valueOffsets[r + 1]!), at);
     at += data.valueOffsets[r + 1]! - data.valueOffsets[r]!;
     out[at++] = 0x0a; // '\n'
-    offsets.push(base + at);
+    ends[offsets.length + r] = base + at;
   }
+  offsets.length += rows;
   return out.subarray(0, at);
 }
 
@@ -110,6 +121,8 @@ export interface CsvScratch {
   dir: string;
   /** Told the copy's size as DuckDB writes it; false (past the budget) stops the copy. */
   hold(bytes: number): boolean;
+  /** Bytes of the copy read at a time while its lines are cut (default 1 MiB; a few bytes in tests, so that lines span pieces). */
+  piece?: number;
 }
 
 /** How often the scratch copy's size is looked at while DuckDB writes it. */
@@ -118,10 +131,11 @@ const WATCH_MS = 10;
 /**
  * The whole file's CSV lines and keys, as the response's COPY writes them (DuckDB's own CSV writer,
  * so formatting and quoting stay native), ordered by the order key. The key is written as the first
- * field of each line through a scratch copy, then cut off: a BIGINT is never quoted. Null: the
- * copy grew past the budget (stopped there); the copy is removed either way.
+ * field of each line through a scratch copy, then cut off as the copy is read a piece at a time
+ * (a BIGINT is never quoted), the lines written to `target`. Null: the copy, or the copy and the
+ * lines written so far, grew past the budget (stopped there); the copy is removed either way.
  */
-export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, order: RenderOrder = 'sort'): Promise<RenderedText | null> {
+export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, target: string, order: RenderOrder = 'sort'): Promise<RenderedRows | null> {
   let [done, past] = [false, false];
   const look = async () => {
     const bytes = await stat(s.scratch).then((x) => x.size, () => 0);
@@ -137,33 +151,106 @@ export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: stri
       if (!past) throw e;
     });
     clearInterval(watch);
-    if (past || !s.hold((await stat(s.scratch)).size)) return null;
-    return splitKeyed(await readFile(s.scratch));
+    const copied = (await stat(s.scratch)).size;
+    if (past || !s.hold(copied)) return null;
+    // Both on disk while the lines are cut from the copy: each piece written counts with the copy.
+    return await splitKeyedFile(s.scratch, target, (written) => s.hold(copied + written), s.piece ?? SPLIT_PIECE);
   } finally {
     clearInterval(watch);
     await rm(s.scratch, { force: true });
   }
 }
 
-/** Lines `key,fields…\n` split into keys and the lines without their key; a newline inside quotes is the field's. */
-function splitKeyed(copy: Buffer): RenderedText {
-  const text = Buffer.allocUnsafe(copy.length);
-  const keys: bigint[] = [];
-  const offsets: number[] = [0];
-  let at = 0;
-  for (let start = 0; start < copy.length; ) {
-    const comma = copy.indexOf(0x2c, start);
-    // A row without a time key (an empty first field) cannot be placed in a window.
-    if (comma <= start) throw new Error('a rendered CSV line without its key');
-    keys.push(BigInt(copy.toString('latin1', start, comma)));
-    let end = comma + 1;
-    for (let quoted = false; end < copy.length && (quoted || copy[end] !== 0x0a); end++) if (copy[end] === 0x22) quoted = !quoted;
-    if (end >= copy.length) throw new Error('a rendered CSV line without its end');
-    at += copy.copy(text, at, comma + 1, end + 1);
-    offsets.push(at);
-    start = end + 1;
+/** As writeCsv, the lines read back into memory (`s.scratch` with `.text` after it holds them meanwhile). */
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, order: RenderOrder = 'sort'): Promise<RenderedText | null> {
+  const target = `${s.scratch}.text`;
+  try {
+    const rows = await writeCsv(c, spec, file, s, target, order);
+    return rows && { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
+  } finally {
+    await rm(target, { force: true });
   }
-  return { text: text.subarray(0, at), keys: BigInt64Array.from(keys), offsets: Float64Array.from(offsets) };
+}
+
+/** Bytes of the scratch copy read at a time. */
+const SPLIT_PIECE = 1 << 20;
+
+/** The copy's lines split into keys and lines without their key, written to `target` a piece at a time; null once `hold` refuses the bytes written. */
+async function splitKeyedFile(copy: string, target: string, hold: (written: number) => boolean, piece: number): Promise<RenderedRows | null> {
+  const [input, out] = [await open(copy, 'r'), await open(target, 'w')];
+  try {
+    const lines = new KeyedLines();
+    let buffer: Buffer<ArrayBuffer> = Buffer.allocUnsafe(2 * piece);
+    // Bytes of a line begun in the last piece, at the buffer's start.
+    let held = 0;
+    for (;;) {
+      if (buffer.length - held < piece) buffer = grown(buffer, held);
+      const { bytesRead } = await input.read(buffer, held, piece, null);
+      if (bytesRead === 0) break;
+      const { text, rest } = lines.split(buffer.subarray(0, held + bytesRead));
+      if (!hold(lines.bytes)) return null;
+      await out.writeFile(text);
+      held = rest.copy(buffer, 0);
+    }
+    if (held > 0) throw new Error('a rendered CSV line without its end');
+    return { keys: lines.keys.array, offsets: lines.offsets.array, bytes: lines.bytes };
+  } finally {
+    await Promise.all([input.close(), out.close()]);
+  }
+}
+
+/** A buffer twice as large, its first `held` bytes kept. */
+function grown(buffer: Buffer, held: number): Buffer<ArrayBuffer> {
+  const larger = Buffer.allocUnsafe(2 * buffer.length);
+  buffer.copy(larger, 0, 0, held);
+  return larger;
+}
+
+/** Lines `key,fields…\n` split into keys and the lines without their key, piece by piece; a newline inside quotes is the field's. */
+class KeyedLines {
+  readonly keys = new Growing(BigInt64Array);
+  readonly offsets = new Growing(Float64Array);
+  /** Bytes of lines without their key so far. */
+  bytes = 0;
+
+  constructor() {
+    this.offsets.push(0);
+  }
+
+  /** The whole lines of `data` without their keys (written over `data`'s own bytes), and the part line after them. */
+  split(data: Buffer): { text: Buffer; rest: Buffer } {
+    let at = 0;
+    let start = 0;
+    while (start < data.length) {
+      const comma = data.indexOf(0x2c, start);
+      if (comma < 0) break;
+      let end = comma + 1;
+      for (let quoted = false; end < data.length && (quoted || data[end] !== 0x0a); end++) if (data[end] === 0x22) quoted = !quoted;
+      if (end >= data.length) break;
+      this.keys.push(keyOf(data, start, comma));
+      // Moved left over the keys already cut: the text never overtakes what is still to be read.
+      at += data.copy(data, at, comma + 1, end + 1);
+      this.offsets.push((this.bytes += end - comma));
+      start = end + 1;
+    }
+    return { text: data.subarray(0, at), rest: data.subarray(start) };
+  }
+}
+
+/** The integer in `data[start, end)`; a row without one (an empty first field) cannot be placed in a window. */
+function keyOf(data: Buffer, start: number, end: number): bigint {
+  const negative = data[start] === 0x2d; // '-'
+  const digits = end - start - (negative ? 1 : 0);
+  if (digits < 1 || digits > 19) throw new Error('a rendered CSV line without its key');
+  let n = 0;
+  for (let i = end - digits; i < end; i++) {
+    const d = data[i]! - 0x30;
+    if (d < 0 || d > 9) throw new Error('a rendered CSV line without its key');
+    n = n * 10 + d;
+  }
+  // Exact as a double up to 15 digits (epoch microseconds until the year 2286); longer ones as text.
+  const key = digits <= 15 ? BigInt(n) : BigInt(data.toString('latin1', end - digits, end));
+  return negative ? -key : key;
 }
 
 /** First row whose key is ≥ `key` (keys ascending). */

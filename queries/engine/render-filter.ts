@@ -1,9 +1,13 @@
-import type { DuckDBBlobValue, DuckDBConnection } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import { Binary, type Data } from 'apache-arrow';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { Box } from '../sql/box.ts';
 import { compileRows, type QuerySpec } from '../sql/compile.ts';
 import type { RowFilter } from '../sql/filter-sql.ts';
 import { ident } from '../sql/sql.ts';
+import { sinkFor } from '../stream/arrow-columns.ts';
+import { fixedColumn, Growing, hasValue } from './render-columns.ts';
 
 /**
  * What a dataset's filters read of each row of a rendered file, in the rendering's order: each text
@@ -40,47 +44,82 @@ export function filterFields(d: DatasetDescriptor): string | null {
   return [`t.${ident(d.geometry.latitude)}`, `t.${ident(d.geometry.longitude)}`, ...columns.map((name) => `encode(t.${ident(name)})`)].join(', ');
 }
 
-/** The file's filter columns read in the order its rendering holds its rows (the dataset's total order). */
+/** The file's filter columns read in the order its rendering holds its rows (the dataset's total order), a chunk at a time. */
 export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string, order: 'sort' | 'stored' = 'sort'): Promise<FilterIndex | null> {
   const fields = filterFields(spec.descriptor);
   if (!fields) return null;
   const q = compileRows({ spec, files: [file], select: () => ({ fields, join: '' }), from: null, to: null, order });
-  return filterIndex(spec.descriptor, (await c.runAndReadAll(q.sql, q.params)).getColumns());
+  const result = await c.stream(q.sql, q.params);
+  const reader = new FilterIndexReader(spec.descriptor);
+  for (let chunk: DuckDBDataChunk | null; (chunk = await result.fetchChunk()) && chunk.rowCount > 0; ) reader.add(chunk, 0);
+  return reader.index();
 }
 
-/** The index of the columns filterFields selects, as read (latitude, longitude, then each text column). */
-export function filterIndex(d: DatasetDescriptor, rows: readonly (readonly unknown[])[]): FilterIndex | null {
-  const columns = textFilterColumns(d)!;
-  const n = rows[0]?.length ?? 0;
-  const index: FilterIndex = { codes: new Map(), lat: new Float64Array(n), lon: new Float64Array(n), nullPoint: new Uint8Array(n) };
-  for (let r = 0; r < n; r++) {
-    const [lat, lon] = [rows[0]![r], rows[1]![r]];
-    if (lat === null || lon === null) index.nullPoint[r] = 1;
-    else [index.lat[r], index.lon[r]] = [lat as number, lon as number];
+/**
+ * A FilterIndex read from the columns filterFields selects (latitude, longitude, then each text
+ * column), a chunk at a time, straight from DuckDB's vectors: no JavaScript value per row is kept
+ * but the index's own arrays (a file's blobs read as values were about 200 bytes a row of garbage).
+ */
+export class FilterIndexReader {
+  private readonly lat = new Growing(Float64Array);
+  private readonly lon = new Growing(Float64Array);
+  private readonly nullPoint = new Growing(Uint8Array);
+  private readonly codes: { name: string; values: Map<string, number>; rows: Growing<Uint16Array> }[];
+  private text = sinkFor(new Binary(), CHUNK_ROWS);
+  private capacity = CHUNK_ROWS;
+  /** A text column with more distinct values than a code holds: no index. */
+  private tooMany = false;
+
+  constructor(d: DatasetDescriptor) {
+    this.codes = textFilterColumns(d)!.map((name) => ({ name, values: new Map(), rows: new Growing(Uint16Array) }));
   }
-  for (const [i, name] of columns.entries()) {
-    const codes = encode(rows[i + 2] as readonly (DuckDBBlobValue | null)[]);
-    // Too many values to index: the rendering still answers unfiltered windows, filtered ones go the old way.
-    if (!codes) return null;
-    (index.codes as Map<string, unknown>).set(name, codes);
+
+  /** The chunk's rows, its filter columns from column `first` on. */
+  add(chunk: DuckDBDataChunk, first: number): void {
+    const rows = chunk.rowCount;
+    const [lat, lon] = [fixedColumn(chunk, first, Float64Array), fixedColumn(chunk, first + 1, Float64Array)];
+    const [lats, lons, nulls] = [this.lat.room(rows), this.lon.room(rows), this.nullPoint.room(rows)];
+    for (let r = 0, at = this.lat.length; r < rows; r++, at++) {
+      const point = hasValue(lat.mask, r) && hasValue(lon.mask, r);
+      [lats[at], lons[at], nulls[at]] = point ? [lat.values[r]!, lon.values[r]!, 0] : [0, 0, 1];
+    }
+    for (const g of [this.lat, this.lon, this.nullPoint]) g.length += rows;
+    if (rows > this.capacity) [this.text, this.capacity] = [sinkFor(new Binary(), rows), rows];
+    for (const [k, column] of this.codes.entries()) {
+      this.text.put(duckdb.data_chunk_get_vector(chunk.chunk, first + 2 + k), rows, 0, rows, 0);
+      this.encode(this.text.take(rows), column);
+    }
   }
-  return index;
+
+  /** The index of the rows added, or null: a text column has too many values to index. */
+  index(): FilterIndex | null {
+    if (this.tooMany) return null;
+    return { codes: new Map(this.codes.map((c) => [c.name, { values: c.values, rows: c.rows.array }])), lat: this.lat.array, lon: this.lon.array, nullPoint: this.nullPoint.array };
+  }
+
+  /** Distinct texts as codes from 1 (0: null); DuckDB's text is UTF-8, so equal bytes are equal strings. */
+  private encode(data: Data, column: (typeof this.codes)[number]): void {
+    const codes = column.rows.room(data.length);
+    const bytes = data.values as Uint8Array;
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let r = 0, at = column.rows.length; r < data.length; r++, at++) {
+      if (!data.getValid(r)) {
+        codes[at] = 0;
+        continue;
+      }
+      const v = text.toString('utf8', data.valueOffsets[r], data.valueOffsets[r + 1]);
+      let code = column.values.get(v);
+      if (code === undefined) column.values.set(v, (code = column.values.size + 1));
+      // Too many values to index: the rendering still answers unfiltered windows, filtered ones go the old way.
+      if (code > 0xffff) this.tooMany = true;
+      codes[at] = code & 0xffff;
+    }
+    column.rows.length += data.length;
+  }
 }
 
-/** Distinct texts as codes from 1 (0: null), or null beyond 65,535; DuckDB's text is UTF-8, so equal bytes are equal strings. */
-function encode(column: readonly (DuckDBBlobValue | null)[]): { values: Map<string, number>; rows: Uint16Array } | null {
-  const values = new Map<string, number>();
-  const rows = new Uint16Array(column.length);
-  for (const [r, blob] of column.entries()) {
-    if (blob === null) continue;
-    const v = Buffer.from(blob.bytes).toString('utf8');
-    let code = values.get(v);
-    if (code === undefined) values.set(v, (code = values.size + 1));
-    if (code > 0xffff) return null;
-    rows[r] = code;
-  }
-  return { values, rows };
-}
+/** Rows of a DuckDB chunk at most (STANDARD_VECTOR_SIZE); a larger chunk grows the reader's text sink. */
+const CHUNK_ROWS = 2048;
 
 // DuckDB orders NaN above every number: NaN ≥ any bound, and never ≤ a bound that is a number.
 const atLeast = (v: number, bound: number) => Number.isNaN(v) || v >= bound;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isOutOfEngineMemory, isOutOfTempSpace, wasStopped } from '../errors.ts';
 import type { DataFile } from '../files/data-file.ts';
@@ -8,8 +8,8 @@ import { assertFilesUnchanged } from '../files/identity.ts';
 import { compileCount, type QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import type { RenderDisk } from './render-disk.ts';
-import { renderCsv, writeFeatures, type RenderedRows } from './render-file.ts';
-import { filterFields, filterIndex, readFilterIndex, type FilterIndex } from './render-filter.ts';
+import { writeCsv, writeFeatures, type RenderedRows } from './render-file.ts';
+import { readFilterIndex, type FilterIndex } from './render-filter.ts';
 import { recordsSize, writeRecords } from './render-records.ts';
 
 /** The text formats rendered: each file's rendering of one is its own entry. */
@@ -85,15 +85,8 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
  */
 async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, target: string): Promise<(RenderedRows & { index?: FilterIndex | null }) | null> {
   const hold = (bytes: number) => place.disk.hold(bytes);
-  if (format === 'csv') {
-    const csv = await renderCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold }, 'stored');
-    if (!csv || !hold(csv.text.length)) return null;
-    await writeFile(target, csv.text);
-    return { keys: csv.keys, offsets: csv.offsets, bytes: csv.text.length };
-  }
-  const fields = filterFields(spec.descriptor);
-  const rendered = await writeFeatures(c, spec, file, fields, target, hold, 'stored');
-  return rendered && { ...rendered, index: fields ? filterIndex(spec.descriptor, rendered.columns) : null };
+  if (format === 'csv') return writeCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold }, target, 'stored');
+  return writeFeatures(c, spec, file, target, hold, 'stored');
 }
 
 /** Whether keys never decrease. */

@@ -83,4 +83,35 @@ describe('CSV lines rendered once: the bytes of the response\'s COPY', () => {
     }
     expect((await readdir(work)).filter((f) => f.startsWith('scratch-'))).toEqual([]);
   });
+
+  it('lines cut from the copy however it is read: pieces of 2 to 4,096 bytes give the same keys, offsets and lines', async () => {
+    const { dataDir: fixtures, files } = await writeFixtures();
+    const edges = path.join(work, 'edges-pieces');
+    // The edge values (long lines: 600 kB) in pieces that cut most lines; the fixtures, quoted line breaks in pieces of a few bytes.
+    const sources = [{ dataDir: edges, file: await writeEdgeFile(c, edges, hotspots, 7), pieces: [61, 4096] }, ...files.hotspots!.map((file) => ({ dataDir: fixtures, file, pieces: [2, 7, 61] }))];
+    for (const { dataDir, file, pieces } of sources) {
+      const whole = await render(dataDir, file);
+      expect(slice(whole, null, null)).toEqual(await copied(dataDir, [file], null, null));
+      for (const piece of pieces) {
+        const cut = (await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, `scratch-${copies++}`), dir: work, hold: () => true, piece }))!;
+        expect({ keys: cut.keys, offsets: cut.offsets, text: cut.text }, `${path.basename(file)}, pieces of ${piece}`).toEqual({ keys: whole.keys, offsets: whole.offsets, text: whole.text });
+      }
+    }
+  });
+
+  it('past the budget while the lines are cut from the copy (both on disk): nothing rendered, both removed', async () => {
+    const dataDir = await writeBulkHotspotDays(1);
+    const file = path.join(dataDir, 'hotspots/date=2025-08-01/a.parquet');
+    const scratch = () => path.join(work, `scratch-${copies++}`);
+    // Held at most: the copy and every line cut from it, about twice the copy.
+    let most = 0;
+    expect(await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: scratch(), dir: work, hold: (bytes) => ((most = Math.max(most, bytes)), true), piece: 1 << 16 })).not.toBeNull();
+    // Room for the copy alone and a part of its lines: the copy is made, then refused while cut.
+    const told: number[] = [];
+    const hold = (bytes: number) => (told.push(bytes), bytes <= most * 0.75);
+    expect(await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: scratch(), dir: work, hold, piece: 1 << 16 })).toBeNull();
+    expect(told.at(-1)!).toBeGreaterThan(most * 0.75);
+    expect(told.filter((b) => b > most / 2 && b <= most * 0.75).length).toBeGreaterThan(1);
+    expect((await readdir(work)).filter((f) => f.startsWith('scratch-'))).toEqual([]);
+  });
 });

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
-import { renderCsv, renderFeatures, type RenderedText } from '../../../queries/engine/render-file.ts';
-import { indexable, readFilterIndex } from '../../../queries/engine/render-filter.ts';
+import { renderCsv, writeFeatures, type RenderedText } from '../../../queries/engine/render-file.ts';
+import { indexable, readFilterIndex, type FilterIndex } from '../../../queries/engine/render-filter.ts';
 import { gathered, locate, rangePieces, type RenderWindow } from '../../../queries/engine/rendered-window.ts';
 import { RenderHandles } from '../../../queries/engine/render-handles.ts';
 import { STRIDE, writeRecords, type RenderedEntry } from '../../../queries/engine/render-records.ts';
@@ -31,13 +31,16 @@ let n = 0;
 const STRIDES = [1, 2, 3, STRIDE];
 const entries: Record<'geojson' | 'csv', RenderedEntry[]> = { geojson: [], csv: [] };
 let keys: bigint[] = [];
+/** The file's filter index read apart, and read with its Features. */
+let apart: FilterIndex | null;
+let withFeatures: FilterIndex | null;
 beforeAll(async () => {
   ({ instance, c } = await openDuck());
   work = await mkdtemp(path.join(os.tmpdir(), 'render-filter-'));
   dataDir = path.join(work, 'data');
   file = await writeEdgeFile(c, dataDir, hotspots, 7);
-  const index = await readFilterIndex(c, spec(hotspots, dataDir, {}), file);
-  const keep = (r: RenderedText) =>
+  apart = await readFilterIndex(c, spec(hotspots, dataDir, {}), file);
+  const keep = (r: RenderedText, index: FilterIndex | null) =>
     Promise.all(
       STRIDES.map(async (stride) => {
         const target = path.join(work, `rendering-${n++}`);
@@ -45,10 +48,13 @@ beforeAll(async () => {
         return writeRecords(target, r.text.length, { keys: r.keys, offsets: r.offsets, index }, stride);
       }),
     );
-  const features = await renderFeatures(c, spec(hotspots, dataDir, {}), file);
+  // The Features with their index read in the same pass, as renderings are made; the CSV's index read apart, as for CSV renderings.
+  const written = (await writeFeatures(c, spec(hotspots, dataDir, {}), file, path.join(work, 'features'), () => true))!;
+  withFeatures = written.index;
+  const features = { keys: written.keys, offsets: written.offsets, text: await readFile(path.join(work, 'features')) };
   keys = [...new Set(features.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  entries.geojson = await keep(features);
-  entries.csv = await keep((await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, 'scratch'), dir: work, hold: () => true }))!);
+  entries.geojson = await keep(features, withFeatures);
+  entries.csv = await keep((await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, 'scratch'), dir: work, hold: () => true }))!, apart);
 });
 afterAll(async () => {
   instance.closeSync();
@@ -141,5 +147,18 @@ describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byt
     const kept = await Promise.all(FILTERS.map(async ([, f]) => (await expected('csv', f, null, null)).returned));
     expect(kept.some((k) => k > 0 && k < all)).toBe(true);
     expect(kept.filter((k) => k > 0).length).toBeGreaterThan(5);
+  });
+
+  it('the index read with the Features, from the vectors of each chunk, is the one read apart: nulls, NaN and -0 points, empty and unusual texts', async () => {
+    expect(apart).not.toBeNull();
+    expect(withFeatures).toEqual(apart);
+    // A point is null when either coordinate is (the file has rows with only one of them null).
+    const q = compileRows({ spec: spec(hotspots, dataDir, {}), files: [file], select: () => ({ fields: 'CAST(t.latitude IS NULL OR t.longitude IS NULL AS UTINYINT)', join: '' }), from: null, to: null, order: 'sort' });
+    const nulls = (await c.runAndReadAll(q.sql, q.params)).getColumns()[0] as number[];
+    expect([...apart!.nullPoint]).toEqual(nulls);
+    expect(nulls.filter((x) => x === 1).length).toBeGreaterThan(1);
+    const lat = apart!.lat;
+    expect(apart!.nullPoint.some((x) => x === 1) && lat.some((x) => Number.isNaN(x)) && lat.some((x) => Object.is(x, -0))).toBe(true);
+    expect([...apart!.codes.get('country')!.values.keys()]).toEqual(expect.arrayContaining(['', 'PT']));
   });
 });
