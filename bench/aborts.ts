@@ -11,6 +11,8 @@ const DAY_MS = 86_400_000;
 const BUSY = 'fire_api_duckdb_connections_busy';
 /** How long the connections get to come back after the last abort: "a few seconds". */
 const BUSY_TIMEOUT_MS = 5_000;
+/** How long the renderings queued by the aborted windows get to be done. */
+const RENDER_TIMEOUT_MS = 300_000;
 /** After the connections are back: let freed buffers and the last sockets go before RSS is read. */
 const SETTLE_MS = 1_000;
 
@@ -80,13 +82,16 @@ async function runBatch(server: ServerProcess, ask: AbortsAsk, count: number, se
 
 async function settledRssMb(server: ServerProcess): Promise<{ rssMb: number; busy: number | null; waitedMs: number }> {
   const busy = await waitForMetricAtMost(server.baseUrl, BUSY, 0, BUSY_TIMEOUT_MS);
+  // Nor rendering (RENDER_CACHE_MB): the aborted windows' files are rendered once their responses are over.
+  await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_TIMEOUT_MS, 250);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   return { rssMb: readStatusMb(server.pid, 'VmRSS') ?? Number.NaN, busy: busy.value, waitedMs: busy.waitedMs };
 }
 
 /**
  * aborts: a warm-up batch, RSS once the server is quiet; then the measured batch of aborted
- * extracts, the busy-connection gauge until it reaches 0 (or the timeout), RSS again.
+ * extracts, the busy-connection gauge until it reaches 0 (or the timeout), the files waiting to be
+ * rendered too, RSS again.
  */
 export async function runAborts(server: ServerProcess, ask: AbortsAsk): Promise<AbortsResult> {
   await runBatch(server, ask, ask.warmupCount, 2);

@@ -51,7 +51,7 @@ export async function measureCapacity(o: BenchOptions, plan: Plan, setup: Server
     const small = { ...smallAsk(o, setup), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds };
     const ask = { small, yearPath, downloads: SLOW_DOWNLOADS, bytesPerSecond: o.slowBytesPerSecond, tempDir: setup.config.tempDir, headWaitMs: 15_000 };
     const r = (await withServer({ ...setup, env }, o, 'slow-readers', { warm: true }, log, (s) => runSlowReaders(s, ask))).value;
-    log(`slow-readers: ${r.unloaded.goodput.toFixed(0)} -> ${r.loaded.goodput.toFixed(0)} req/s (200s), p99 ${r.unloaded.okP99Ms} -> ${r.loaded.okP99Ms} ms, RSS peak ${r.peakRssMb.toFixed(0)} MB, TEMP_DIR peak ${r.tempPeakMb.toFixed(0)} MB`);
+    log(`slow-readers: ${r.unloaded.goodput.toFixed(0)} -> ${r.loaded.goodput.toFixed(0)} req/s (200s), p99 ${r.unloaded.okP99Ms} -> ${r.loaded.okP99Ms} ms, RSS peak ${r.peakRssMb.toFixed(0)} MB, TEMP_DIR peak ${r.tempPeakMb.toFixed(0)} MB (renderings apart: ${r.renderingsPeakMb.toFixed(0)} MB)`);
     out['slow-readers'] = r;
   }
   if (only.has('overload')) {

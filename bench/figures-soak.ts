@@ -10,11 +10,13 @@ function stateFigures(s: string, when: string, x: SoakState): Figure[] {
     info(s, `server heap used ${when} (nodejs_heap_size_used_bytes)`, x.heapUsedMb, 'MB'),
     info(s, `open file descriptors ${when} (/proc/<pid>/fd)`, x.fds),
     info(s, `of which clients' open keep-alive connections ${when}`, x.clientConnections),
-    info(s, `files in TEMP_DIR ${when}`, x.tempFiles),
+    info(s, `of which renderings' files kept open ${when} (at most 64)`, x.renderingFds),
+    info(s, `files in TEMP_DIR ${when}, renderings apart`, x.tempFiles),
+    info(s, `renderings' files ${when} (RENDER_CACHE_MB)`, x.renderingFiles),
   ];
 }
 
-/** Descriptors (clients' open connections aside) and temp files at most what they were at the start, once the server was idle. */
+/** Descriptors (clients' open connections and renderings' files aside) and temp files (renderings apart) at most what they were at the start, once the server was idle. */
 export const backToStart = (r: SoakResult): boolean => r.idleReached && heldFds(r.end) <= heldFds(r.start) && r.end.tempFiles <= r.start.tempFiles;
 
 export function soakFigures(r: SoakResult): Figure[] {
@@ -38,7 +40,7 @@ export function soakProblems(r: SoakResult | undefined): string[] {
   const problems: string[] = [];
   if (r.serverErrors > 0 || r.broken > 0) problems.push(`soak: statuses ${JSON.stringify(r.statusCounts)}, ${r.broken} transfers cut by the server`);
   if (!backToStart(r)) {
-    problems.push(`soak: not back to the start once idle: ${heldFds(r.start)} -> ${heldFds(r.end)} descriptors (clients' connections aside), ${r.start.tempFiles} -> ${r.end.tempFiles} temp files`);
+    problems.push(`soak: not back to the start once idle: ${heldFds(r.start)} -> ${heldFds(r.end)} descriptors (clients' connections and renderings aside), ${r.start.tempFiles} -> ${r.end.tempFiles} temp files`);
   }
   return problems;
 }

@@ -147,7 +147,7 @@ async function measureSoak(o: BenchOptions, setup: ServerSetup, log: Log): Promi
   log(`soak: ${o.soakRequests.toLocaleString('en')} mixed requests, ${SOAK_CONCURRENCY} at a time; RSS after ${checkpoint.toLocaleString('en')} and at the end ...`);
   const ask = { dataset: hotspots.name, window: fullWindow(o), requests: o.soakRequests, checkpoint, concurrency: SOAK_CONCURRENCY, keys: setup.keys, tempDir: setup.config.tempDir, idleTimeoutMs: SOAK_IDLE_TIMEOUT_MS };
   const r = (await withServer(setup, o, 'soak', { warm: true }, log, (s) => runSoak(s, ask))).value;
-  const state = (x: SoakResult['start']) => `RSS ${x.rssMb.toFixed(0)} MB, heap ${x.heapUsedMb.toFixed(0)} MB, ${x.fds} descriptors (${x.clientConnections} of them clients' connections), ${x.tempFiles} temp files`;
+  const state = (x: SoakResult['start']) => `RSS ${x.rssMb.toFixed(0)} MB, heap ${x.heapUsedMb.toFixed(0)} MB, ${x.fds} descriptors (${x.clientConnections} of them clients' connections, ${x.renderingFds} renderings' files), ${x.tempFiles} temp files and ${x.renderingFiles} renderings`;
   log(`soak: start ${state(r.start)}; after ${r.checkpoint.requests.toLocaleString('en')}: ${state(r.checkpoint)}; end ${state(r.end)}`);
   log(`soak: ${r.requests.toLocaleString('en')} requests in ${r.wallSeconds.toFixed(1)} s, statuses ${JSON.stringify(r.statusCounts)}, ${r.hungUp} hung up, idle again: ${r.idleReached} (${(r.idleWaitMs / 1000).toFixed(1)} s)`);
   return r;

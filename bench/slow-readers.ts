@@ -36,7 +36,9 @@ export interface SlowReadersResult {
   /** Mean pace the downloads reached, over the time they were open. */
   downloadMbPerSecond: number;
   peakRssMb: number;
+  /** TEMP_DIR without the renderings' folder (their own budget), and that folder. */
   tempPeakMb: number;
+  renderingsPeakMb: number;
   tempSamples: number;
 }
 
@@ -93,6 +95,7 @@ export async function runSlowReaders(server: ServerProcess, ask: SlowReadersAsk)
       downloadMbPerSecond: runs.reduce((n, r) => n + r.bytes, 0) / 1e6 / ask.downloads / openSeconds,
       peakRssMb: rss.stop().peakMb,
       tempPeakMb: disks.peakMb,
+      renderingsPeakMb: disks.renderingsPeakMb,
       tempSamples: disks.samples,
     };
   } finally {

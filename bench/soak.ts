@@ -32,11 +32,16 @@ export interface SoakState {
   clientConnections: number;
   /** Of those, sockets closing (neither listening nor established): a moment after a client left. */
   closing: number;
+  /** Of those, renderings' files kept open between windows (RENDER_CACHE_MB: at most 64, a cache, not a leak). */
+  renderingFds: number;
+  /** Files under TEMP_DIR, the renderings' folder apart. */
   tempFiles: number;
+  /** Files in the renderings' folder (a cache within RENDER_CACHE_MB). */
+  renderingFiles: number;
 }
 
-/** Descriptors the server holds of its own accord: all but its clients' open connections. */
-export const heldFds = (x: SoakState): number => x.fds - x.clientConnections;
+/** Descriptors the server holds of its own accord: all but its clients' open connections and its renderings' files. */
+export const heldFds = (x: SoakState): number => x.fds - x.clientConnections - x.renderingFds;
 
 export interface SoakResult {
   requests: number;
@@ -57,10 +62,14 @@ export interface SoakResult {
   rssGrowth: number;
 }
 
-async function countFiles(dir: string): Promise<number> {
+/** The folder renderings are kept in under TEMP_DIR. */
+const RENDERINGS = 'renderings';
+
+/** Files under `dir`, those under a renderings folder apart. */
+async function countFiles(dir: string, inRenderings = false): Promise<{ files: number; renderings: number }> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const counts = await Promise.all(entries.map((e) => (e.isDirectory() ? countFiles(path.join(dir, e.name)) : Promise.resolve(1))));
-  return counts.reduce((a, b) => a + b, 0);
+  const counts = await Promise.all(entries.map((e) => (e.isDirectory() ? countFiles(path.join(dir, e.name), inRenderings || e.name === RENDERINGS) : Promise.resolve(inRenderings ? { files: 0, renderings: 1 } : { files: 1, renderings: 0 }))));
+  return counts.reduce((a, b) => ({ files: a.files + b.files, renderings: a.renderings + b.renderings }), { files: 0, renderings: 0 });
 }
 
 /** TCP sockets by inode with their state (hex, as /proc/net/tcp gives it: 01 established, 0A listening). */
@@ -76,7 +85,7 @@ async function tcpStates(): Promise<Map<string, string>> {
   return states;
 }
 
-async function descriptors(pid: number): Promise<Pick<SoakState, 'fds' | 'clientConnections' | 'closing'>> {
+async function descriptors(pid: number): Promise<Pick<SoakState, 'fds' | 'clientConnections' | 'closing' | 'renderingFds'>> {
   const dir = `/proc/${pid}/fd`;
   const links = await Promise.all((await readdir(dir)).map((fd) => readlink(path.join(dir, fd)).catch(() => '')));
   const states = await tcpStates();
@@ -85,7 +94,8 @@ async function descriptors(pid: number): Promise<Pick<SoakState, 'fds' | 'client
     const state = inode === undefined ? undefined : states.get(inode);
     return state === undefined ? [] : [state];
   });
-  return { fds: links.length, clientConnections: socketStates.filter((st) => st === '01').length, closing: socketStates.filter((st) => st !== '01' && st !== '0A').length };
+  const renderingFds = links.filter((l) => l.includes(`${path.sep}${RENDERINGS}${path.sep}`)).length;
+  return { fds: links.length, clientConnections: socketStates.filter((st) => st === '01').length, closing: socketStates.filter((st) => st !== '01' && st !== '0A').length, renderingFds };
 }
 
 /** The server's used heap, from its own /metrics, on a connection closed at once (it must not count as open). */
@@ -101,7 +111,8 @@ function heapUsedMb(baseUrl: string): Promise<number> {
 
 async function stateOf(server: ServerProcess, tempDir: string, heapMb: number): Promise<SoakState> {
   const held = await descriptors(server.pid);
-  return { rssMb: readStatusMb(server.pid, 'VmRSS') ?? Number.NaN, heapUsedMb: heapMb, ...held, tempFiles: await countFiles(tempDir) };
+  const files = await countFiles(tempDir);
+  return { rssMb: readStatusMb(server.pid, 'VmRSS') ?? Number.NaN, heapUsedMb: heapMb, ...held, tempFiles: files.files, renderingFiles: files.renderings };
 }
 
 /**
