@@ -18,7 +18,7 @@ const Env = z.object({
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   AGGREGATE_CACHE_MB: z.coerce.number().min(0).default(32),
-  RENDER_CACHE_MB: z.coerce.number().min(0).default(0),
+  RENDER_CACHE_MB: z.coerce.number().min(0).default(2048),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   EXTRACT_AHEAD_MB: z.coerce.number().positive().default(64),

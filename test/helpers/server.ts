@@ -26,7 +26,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   const keysFile = env.KEYS_FILE ?? path.join(await tempDir('fire-api-keys-'), 'keys.json');
   const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
   // Tests about other things must not trip the per-key limit; the rate-limit tests set it explicitly.
-  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', WARM_FILE_CHECKS: 'false', FILE_CHECK_INTERVAL_MS: '0', ...env });
+  // Nor render in the background (on by default): the renderings tests set RENDER_CACHE_MB.
+  const config = loadConfig({ DATA_DIR: dataDir, TEMP_DIR: `${dataDir}/.tmp`, LOG_LEVEL: 'silent', DUCKDB_THREADS: '2', PORT: '0', KEYS_FILE: keysFile, RATE_LIMIT_PER_MINUTE: '100000', WARM_FILE_CHECKS: 'false', FILE_CHECK_INTERVAL_MS: '0', RENDER_CACHE_MB: '0', ...env });
   const built = await buildApp(config, opts);
   // Every response of every test is checked against the served OpenAPI document; close() reports what did not match.
   const conformance = await checkConformance(built.app);

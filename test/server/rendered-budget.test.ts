@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.ts';
 import { comparableAnswer } from '../helpers/answer.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
@@ -42,6 +43,11 @@ async function onDisk(s: TestServer): Promise<{ names: string[]; bytes: number }
 }
 
 describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
+  it('on by default, within 2,048 MB; 0 turns them off', () => {
+    expect(loadConfig({}).renderCacheBytes).toBe(2048 * 1024 * 1024);
+    expect(loadConfig({ RENDER_CACHE_MB: '0' }).renderCacheBytes).toBe(0);
+  });
+
   it('a budget too small for a file\'s rendering: every window answered the old way, same bytes, nothing kept on disk', async () => {
     for (const q of QUERIES) {
       const a = await answer(tiny, q);
