@@ -9,7 +9,7 @@ import { atCapacity } from './problems.ts';
  * checked files, rows from the cache or from renderings, `cached` being true when such a cache is
  * on for it) still goes through.
  */
-export function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext, cached = ctx.extract.rowsCache !== null || ctx.extract.renderings != null): void {
+export function refuseWhenSaturated(request: FastifyRequest, ctx: AppContext, cached: boolean): void {
   const engine = ctx.extract.engine;
   if (!engine.saturated || request.headers['if-none-match'] !== undefined || cached) return;
   throw atCapacity(engine.refuse(), ctx.config.retryAfterSeconds);

@@ -27,6 +27,9 @@ function renderedFormat(w: Window): RenderedFormat | null {
 /** GeoJSON first: the default format. */
 const RENDERED_FORMATS: readonly RenderedFormat[] = ['geojson', 'csv'];
 
+/** Whether a window of dataset `d` in `format` may be answered from renderings (when they are on): its format rendered, its Features the file's alone. */
+export const mayBeRendered = (d: DatasetDescriptor, format: string): boolean => renderable(d) && RENDERED_FORMATS.some((f) => f === format);
+
 const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
 
 /** A window read into memory when answered the old way: its files are waited for when rendered soon, and rendered as soon as it is answered. */

@@ -5,6 +5,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import type { DataVersion, Extract } from '../../queries/stream/extract-types.ts';
 import { prepareExtract } from '../../queries/stream/extract.ts';
+import { mayBeRendered } from '../../queries/stream/rendered.ts';
 import { spoolBody } from '../../queries/stream/spool.ts';
 import { floorToSecond, instantFromDate, type Instant } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
@@ -150,7 +151,8 @@ export async function serveQuery(request: FastifyRequest, reply: FastifyReply, c
   keyedOnly(request);
   const nowMs = Date.now();
   const rowLimit = page?.rowLimit ?? ctx.config.rowLimit;
-  refuseWhenSaturated(request, ctx);
+  // Past capacity, only a request the rows cache or the renderings may answer goes on to look.
+  refuseWhenSaturated(request, ctx, ctx.extract.rowsCache !== null || (ctx.extract.renderings != null && mayBeRendered(d, q.format)));
   const encoding = ctx.config.compressResponses && FORMATS[q.format].compress ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
   const fresh = freshness(d, q, request.headers['if-none-match'], rowLimit, encoding);
   const req = {

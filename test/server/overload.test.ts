@@ -73,6 +73,20 @@ describe('overload: refusals are quick, cheap and say when to come back', () => 
     expect(((await refused.json()) as { detail: string }).detail).toMatch(/capacity/);
   });
 
+  it('with renderings on, only a window they may answer goes on to look at capacity: Parquet, or a dataset never rendered, is refused first', async () => {
+    const empty = await tempDir();
+    await writeChain(empty, 'hotspots', CHAIN);
+    await rm(path.join(empty, 'hotspots'), { recursive: true, force: true });
+    server = await startServer(empty, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0', REFUSAL_HOLD_MS: '0', RENDER_CACHE_MB: '64' });
+    free = await saturate(server, 0);
+    const detail = async (r: Response) => [r.status, ((await r.json()) as { detail: string }).detail] as const;
+    // CSV of hotspots may come from renderings: it looks (and finds no folder).
+    expect(await detail(await server.get(DAY))).toEqual([503, expect.stringMatching(/could not be read/)]);
+    // Neither Parquet nor fire danger is ever rendered: refused before anything is listed.
+    expect(await detail(await server.get('/api/v1/hotspots?from=2025-08-01&to=2025-08-02', { headers: { accept: 'application/vnd.apache.parquet' } }))).toEqual([503, expect.stringMatching(/capacity/)]);
+    expect(await detail(await server.get('/api/v1/fire-danger?from=2025-08-01&to=2025-08-02&format=csv'))).toEqual([503, expect.stringMatching(/capacity/)]);
+  });
+
   it('at capacity a client holding the current version still gets its 304 (no connection needed)', async () => {
     server = await startServer(dir, { DUCKDB_CONNECTIONS: '1', DUCKDB_QUEUE_MAX: '0', REFUSAL_HOLD_MS: '0' });
     const first = await server.get(DAY);
