@@ -145,6 +145,7 @@ export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: strin
     c.interrupt();
   };
   const watch = setInterval(() => void look(), WATCH_MS);
+  let rows: RenderedRows | null = null;
   try {
     const q = compileCopy(keyedRows(spec, file, csvRows, null, order), CSV_COPY, s.scratch, s.dir);
     await c.run(q.sql, q.params).finally(() => (done = true)).catch((e: unknown) => {
@@ -154,11 +155,14 @@ export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: strin
     const copied = (await stat(s.scratch)).size;
     if (past || !s.hold(copied)) return null;
     // Both on disk while the lines are cut from the copy: each piece written counts with the copy.
-    return await splitKeyedFile(s.scratch, target, (written) => s.hold(copied + written), s.piece ?? SPLIT_PIECE);
+    rows = await splitKeyedFile(s.scratch, target, (written) => s.hold(copied + written), s.piece ?? SPLIT_PIECE);
   } finally {
     clearInterval(watch);
     await rm(s.scratch, { force: true });
   }
+  // The copy gone, only the lines count (a null rendering is removed by its caller).
+  if (rows) s.hold(rows.bytes);
+  return rows;
 }
 
 /** As writeCsv, the lines read back into memory (`s.scratch` with `.text` after it holds them meanwhile). */
@@ -177,7 +181,12 @@ const SPLIT_PIECE = 1 << 20;
 
 /** The copy's lines split into keys and lines without their key, written to `target` a piece at a time; null once `hold` refuses the bytes written. */
 async function splitKeyedFile(copy: string, target: string, hold: (written: number) => boolean, piece: number): Promise<RenderedRows | null> {
-  const [input, out] = [await open(copy, 'r'), await open(target, 'w')];
+  const input = await open(copy, 'r');
+  // Closed whatever happens next: an open copy keeps its disk after it is removed.
+  const out = await open(target, 'w').catch(async (e: unknown) => {
+    await input.close();
+    throw e;
+  });
   try {
     const lines = new KeyedLines();
     let buffer: Buffer<ArrayBuffer> = Buffer.allocUnsafe(2 * piece);

@@ -1,10 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
-import { renderCsv, windowRows, type RenderedText } from '../../../queries/engine/render-file.ts';
+import { renderCsv, windowRows, writeCsv, type RenderedText } from '../../../queries/engine/render-file.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { MIN_INSTANT } from '../../../queries/instant.ts';
 import { compileRows } from '../../../queries/sql/compile.ts';
@@ -112,6 +113,18 @@ describe('CSV lines rendered once: the bytes of the response\'s COPY', () => {
     expect(await renderCsv(c, spec(hotspots, dataDir, {}), file, { scratch: scratch(), dir: work, hold, piece: 1 << 16 })).toBeNull();
     expect(told.at(-1)!).toBeGreaterThan(most * 0.75);
     expect(told.filter((b) => b > most / 2 && b <= most * 0.75).length).toBeGreaterThan(1);
+    expect((await readdir(work)).filter((f) => f.startsWith('scratch-'))).toEqual([]);
+  });
+
+  it('lines that cannot be written (their folder gone): the copy is closed and removed, nothing left open', async () => {
+    const dataDir = await writeBulkHotspotDays(1);
+    const file = path.join(dataDir, 'hotspots/date=2025-08-01/a.parquet');
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const render = () => writeCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, `scratch-${copies++}`), dir: work, hold: () => true }, path.join(work, 'gone', 'lines'));
+    await expect(render()).rejects.toThrow(/ENOENT/);
+    const before = fds();
+    for (let i = 0; i < 5; i++) await expect(render()).rejects.toThrow(/ENOENT/);
+    expect(fds()).toBe(before);
     expect((await readdir(work)).filter((f) => f.startsWith('scratch-'))).toEqual([]);
   });
 });
