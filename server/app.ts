@@ -14,7 +14,7 @@ import { Renderings } from '../queries/engine/renderings.ts';
 import { renderSeen } from '../queries/stream/rendered.ts';
 import { RowsCache } from '../queries/engine/rows-cache.ts';
 import { TempBudget } from '../queries/engine/temp-budget.ts';
-import { extractTempDir } from '../queries/engine/temp-files.ts';
+import { extractTempDir, renderingsDir } from '../queries/engine/temp-files.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
@@ -195,8 +195,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       rowsCache: config.responseCacheBytes > 0 ? new RowsCache(config.responseCacheBytes, Math.min(4 * 1024 * 1024, config.responseCacheBytes / 8)) : null,
       // An answer up to a quarter of the budget (8 MB of 32; a grid cell with its polygon is about 165 bytes).
       aggregateCache: config.aggregateCacheBytes > 0 ? new RowsCache(config.aggregateCacheBytes, config.aggregateCacheBytes / 4) : null,
-      // In this process's own TEMP_DIR folder: removed with it, so no rendering outlives its index.
-      renderings: config.renderCacheBytes > 0 ? new Renderings(path.join(tempDir, 'renderings'), config.renderCacheBytes) : null,
+      // A folder of this app's own in this process's TEMP_DIR folder, removed when it stops: no rendering outlives its index.
+      renderings: config.renderCacheBytes > 0 ? new Renderings(await renderingsDir(tempDir), config.renderCacheBytes) : null,
     },
   };
   installErrorHandling(app, metrics, config);
@@ -224,6 +224,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
     keys.stop();
     await checks?.stop();
     engine.close();
+    await context.extract.renderings?.remove();
   });
   return { app, engine, context };
 }

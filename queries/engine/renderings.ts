@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import type { QuerySpec } from '../sql/compile.ts';
@@ -183,6 +183,11 @@ export class Renderings {
   close(): void {
     this.queue.close();
     this.disk.close();
+  }
+
+  /** The renderings' folder removed (the process is stopping, its engine closed): nothing indexes them any more. Files still being read stay readable until closed. */
+  async remove(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
   }
 
   /** Renders a queued file; whether it was kept. */

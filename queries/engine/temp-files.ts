@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -28,4 +29,19 @@ export async function extractTempDir(tempDir: string): Promise<string> {
   const own = path.join(tempDir, `${PREFIX}${process.pid}`);
   await mkdir(own, { recursive: true });
   return own;
+}
+
+/** Whether this process has made a renderings folder yet. */
+let renderingsMade = false;
+
+/**
+ * A folder of its own for one app's renderings, under this process's folder (`own`), removed when
+ * the app stops. The first of the process first removes what an earlier process of the same pid
+ * left there (a container restarted after a kill gets its pid again): renderings nobody indexes.
+ */
+export async function renderingsDir(own: string): Promise<string> {
+  const root = path.join(own, 'renderings');
+  if (!renderingsMade) await rm(root, { recursive: true, force: true });
+  renderingsMade = true;
+  return path.join(root, randomBytes(6).toString('hex'));
 }

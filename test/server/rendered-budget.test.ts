@@ -13,8 +13,9 @@ import { until } from '../helpers/until.ts';
 let plain: TestServer;
 let tiny: TestServer;
 let roomy: TestServer;
+let dataDir: string;
 beforeAll(async () => {
-  const dir = await writeSampleData();
+  const dir = (dataDir = await writeSampleData());
   await writeBulkHotspots(path.join(dir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', 30_000, 5, 3);
   plain = await startServer(dir);
   // 50 KB: far less than the day's CSV lines or Features (a few MB each).
@@ -76,5 +77,20 @@ describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
     expect(disk.bytes).toBeGreaterThan(1_000_000);
     expect(await metric(roomy, 'fire_api_renderings_bytes')).toBe(disk.bytes);
     expect(await metric(roomy, 'fire_api_renderings_hits_total')).toBeGreaterThanOrEqual(QUERIES.length);
+  });
+
+  it('a server that stops removes its renderings, not those of another app of the process sharing TEMP_DIR', async () => {
+    const other = await startServer(dataDir, { RENDER_CACHE_MB: '64' });
+    try {
+      await answer(other, QUERIES[0]!);
+      expect(await until(() => renderings(other).pending === 0)).toBe(true);
+      expect((await onDisk(other)).names.length).toBe(1);
+      expect(path.dirname(renderings(other).dir)).toBe(path.dirname(renderings(roomy).dir));
+      expect(renderings(other).dir).not.toBe(renderings(roomy).dir);
+    } finally {
+      await other.close();
+    }
+    expect(await stat(renderings(other).dir).catch(() => null)).toBeNull();
+    expect((await onDisk(roomy)).names.length).toBeGreaterThan(0);
   });
 });
