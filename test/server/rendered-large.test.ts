@@ -19,7 +19,7 @@ beforeAll(async () => {
   for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 30_000, 5, 3);
   plain = await startServer(dir, { GROUP_ROWS: '40000' });
   rendered = await startServer(dir, { GROUP_ROWS: '40000', RENDER_CACHE_MB: '256' });
-  renderings = path.join(rendered.context.extract.tempDir, 'renderings');
+  renderings = rendered.context.extract.renderings!.dir;
 }, 60_000);
 afterAll(async () => {
   for (const s of [plain, rendered]) await s?.close();
