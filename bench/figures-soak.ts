@@ -16,8 +16,11 @@ function stateFigures(s: string, when: string, x: SoakState): Figure[] {
   ];
 }
 
-/** Descriptors (clients' open connections and renderings' files aside) and temp files (renderings apart) at most what they were at the start, once the server was idle. */
-export const backToStart = (r: SoakResult): boolean => r.idleReached && heldFds(r.end) <= heldFds(r.start) && r.end.tempFiles <= r.start.tempFiles;
+/** Renderings' files a server keeps open between windows at most. */
+const MOST_RENDERINGS_OPEN = 64;
+
+/** Descriptors (clients' open connections and renderings' files aside) and temp files (renderings apart) at most what they were at the start, once the server was idle, and no more renderings open than a server keeps. */
+export const backToStart = (r: SoakResult): boolean => r.idleReached && heldFds(r.end) <= heldFds(r.start) && r.end.tempFiles <= r.start.tempFiles && r.end.renderingFds <= MOST_RENDERINGS_OPEN;
 
 export function soakFigures(r: SoakResult): Figure[] {
   const s = 'soak';

@@ -94,7 +94,8 @@ async function descriptors(pid: number): Promise<Pick<SoakState, 'fds' | 'client
     const state = inode === undefined ? undefined : states.get(inode);
     return state === undefined ? [] : [state];
   });
-  const renderingFds = links.filter((l) => l.includes(`${path.sep}${RENDERINGS}${path.sep}`)).length;
+  // A rendering removed while still open (evicted, read meanwhile) is one; a removed file held open for good is a leak, so it is not.
+  const renderingFds = links.filter((l) => l.includes(`${path.sep}${RENDERINGS}${path.sep}`) && !l.endsWith(' (deleted)')).length;
   return { fds: links.length, clientConnections: socketStates.filter((st) => st === '01').length, closing: socketStates.filter((st) => st !== '01' && st !== '0A').length, renderingFds };
 }
 

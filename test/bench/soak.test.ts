@@ -38,6 +38,7 @@ describe('soak: mixed requests against one server give back what they took', () 
     expect(soak.idleReached, output).toBe(true);
     expect(soak.start.fds).toBeGreaterThan(0);
     expect(heldFds(soak.end)).toBeLessThanOrEqual(heldFds(soak.start));
+    expect(soak.end.renderingFds).toBeLessThanOrEqual(64);
     expect(soak.end.tempFiles).toBeLessThanOrEqual(soak.start.tempFiles);
     for (const state of [soak.start, soak.checkpoint, soak.end]) expect(state.rssMb > 0 && state.heapUsedMb > 0).toBe(true);
     expect(output).toMatch(/soak: start RSS \d+ MB, heap \d+ MB, \d+ descriptors/);
