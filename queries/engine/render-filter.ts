@@ -84,6 +84,8 @@ export class FilterIndexReader {
       [lats[at], lons[at], nulls[at]] = point ? [lat.values[r]!, lon.values[r]!, 0] : [0, 0, 1];
     }
     for (const g of [this.lat, this.lon, this.nullPoint]) g.length += rows;
+    // Past a code's range nothing is indexed: the texts are not read on.
+    if (this.tooMany) return;
     if (rows > this.capacity) [this.text, this.capacity] = [sinkFor(new Binary(), rows), rows];
     for (const [k, column] of this.codes.entries()) {
       this.text.put(duckdb.data_chunk_get_vector(chunk.chunk, first + 2 + k), rows, 0, rows, 0);
