@@ -1,4 +1,4 @@
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
@@ -11,13 +11,14 @@ import { filterFields, FilterIndexReader, type FilterIndex } from './render-filt
 
 /**
  * One file's rows rendered once, in order-key order, as the response's COPY writes them (GeoJSON
- * Features as FEATURE_COPY: a comma before each, a newline after; CSV lines as CSV_COPY): row i is `text[offsets[i], offsets[i + 1])` and
- * its time key (epoch µs) is `keys[i]`, so any window of the file is one contiguous byte range.
+ * Features as FEATURE_COPY: a comma before each, a newline after; CSV lines as CSV_COPY), written
+ * elsewhere: row i is bytes `[offsets[i], offsets[i + 1])` of the text and its time key (epoch µs) is
+ * `keys[i]`, so any window of the file is one contiguous byte range; `bytes` of text in all.
  */
-export interface RenderedText {
-  text: Buffer;
+export interface RenderedRows {
   keys: BigInt64Array;
   offsets: Float64Array;
+  bytes: number;
 }
 
 /** A response's select with the time key before it (the same expressions as the response's), and `extra` fields after. */
@@ -41,38 +42,27 @@ function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extra: stri
   return compileRows({ spec, files: [file], select: keyed(select, time.column, extra), from: null, to: null, order });
 }
 
-/** A file's rows rendered elsewhere than in memory: their keys and offsets, and how many bytes their text is. */
-export type RenderedRows = Omit<RenderedText, 'text'> & { bytes: number };
-
 /**
  * The whole file's Features and keys, read from DuckDB's vectors as bytes (as featureBytes does),
- * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB). Only for
- * files stored in order key, where this order is the one a window of the file is sent in.
- */
-export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string): Promise<RenderedText> {
-  const parts: Buffer[] = [];
-  const rows = (await featureParts(c, spec, file, false, (part) => (parts.push(part), true)))!;
-  return { ...rows, text: Buffer.concat(parts) };
-}
-
-/**
- * As renderFeatures, each chunk's Features appended to `target` as it comes, so no file's text is
- * held whole (a day's Features are 8–10 MB, twice over while joined), and the file's FilterIndex read
- * in the same pass, row for row, when the dataset's filters are indexed. Null: `hold`, told the bytes
+ * ordered by the order key, streamed a chunk at a time (no result held whole in DuckDB), each
+ * chunk's Features appended to `target` as it comes, so no file's text is held whole (a day's
+ * Features are 8–10 MB), and the file's FilterIndex read in the same pass, row for row, when the
+ * dataset's filters are indexed. Only for files stored in order key, where this order is the one a
+ * window of the file is sent in. Null: `hold`, told the bytes
  * written so far before each chunk, refused them (the file then holds part of the text).
  */
 export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string, hold: (bytes: number) => boolean, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
   const out = await open(target, 'w');
   try {
-    return await featureParts(c, spec, file, true, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
+    return await featureParts(c, spec, file, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
   } finally {
     await out.close();
   }
 }
 
 /** The file's Features a chunk at a time to `put` (with the bytes so far, this chunk's included); null once it answers false. */
-async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, indexed: boolean, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
-  const fields = indexed ? filterFields(spec.descriptor) : null;
+async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
+  const fields = filterFields(spec.descriptor);
   const q = keyedRows(spec, file, featureRows, fields, order);
   const result = await c.stream(q.sql, q.params);
   if (result.columnCount < 2 || result.columnTypeId(1) !== DuckDBTypeId.VARCHAR) throw new Error('the rendering select must give a key and one VARCHAR column');
@@ -163,17 +153,6 @@ export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: strin
   // The copy gone, only the lines count (a null rendering is removed by its caller).
   if (rows) s.hold(rows.bytes);
   return rows;
-}
-
-/** As writeCsv, the lines read back into memory (`s.scratch` with `.text` after it holds them meanwhile). */
-export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, order: RenderOrder = 'sort'): Promise<RenderedText | null> {
-  const target = `${s.scratch}.text`;
-  try {
-    const rows = await writeCsv(c, spec, file, s, target, order);
-    return rows && { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
-  } finally {
-    await rm(target, { force: true });
-  }
 }
 
 /** Bytes of the scratch copy read at a time. */
@@ -272,11 +251,4 @@ export function lowerBound(keys: BigInt64Array, key: bigint): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** Rows [first, end) of the window [from, to) (null: open). */
-export function windowRows(keys: BigInt64Array, from: bigint | null, to: bigint | null): [number, number] {
-  const first = from === null ? 0 : lowerBound(keys, from);
-  const end = to === null ? keys.length : lowerBound(keys, to);
-  return [first, Math.max(first, end)];
 }

@@ -19,9 +19,9 @@ export const presorted = (sources: Sources): boolean => sources.partitions.every
  */
 function renderedFormat(w: Window): RenderedFormat | null {
   const format = RENDERED_FORMATS.find((f) => f === w.req.format);
-  if (!format || w.ctx.renderings == null || windowFiles(w).length === 0) return null;
+  if (!format || !mayBeRendered(w.req.descriptor, format) || w.ctx.renderings == null || windowFiles(w).length === 0) return null;
   const whole = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.rowLimit;
-  return renderable(w.req.descriptor) && presorted(w.sources) && indexable(w.req.descriptor, w.req.filters) && whole ? format : null;
+  return presorted(w.sources) && indexable(w.req.descriptor, w.req.filters) && whole ? format : null;
 }
 
 /** GeoJSON first: the default format. */

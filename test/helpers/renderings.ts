@@ -1,8 +1,10 @@
-import { stat } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { Engine } from '../../queries/engine/engine.ts';
+import { lowerBound, writeCsv, writeFeatures, type CsvScratch, type RenderedRows } from '../../queries/engine/render-file.ts';
 import type { DataFile } from '../../queries/files/data-file.ts';
 import { hashFooter } from '../../queries/files/footer.ts';
 import type { QuerySpec } from '../../queries/sql/compile.ts';
@@ -50,4 +52,31 @@ export async function answerFromRenderings<T>(s: TestServer, query: string, answ
   });
   expect(served, query).toBe(true);
   return hit!.answer;
+}
+
+/** A file's rendering read back into memory: its text, and each row's key and offsets into it. */
+export type RenderedText = Omit<RenderedRows, 'bytes'> & { text: Buffer };
+
+/** Rows [first, end) of the window [from, to) (null: open) of a rendering's keys. */
+export function windowRows(keys: BigInt64Array, from: bigint | null, to: bigint | null): [number, number] {
+  const first = from === null ? 0 : lowerBound(keys, from);
+  const end = to === null ? keys.length : lowerBound(keys, to);
+  return [first, Math.max(first, end)];
+}
+
+/** The file's Features as a rendering writes them (in DuckDB's sort), read back from `target`. */
+export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string): Promise<RenderedText> {
+  const rows = (await writeFeatures(c, spec, file, target, () => true))!;
+  return { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
+}
+
+/** The file's CSV lines as a rendering writes them (in DuckDB's sort), read back (`s.scratch` with `.text` after it holds them meanwhile); null past the budget. */
+export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch): Promise<RenderedText | null> {
+  const target = `${s.scratch}.text`;
+  try {
+    const rows = await writeCsv(c, spec, file, s, target);
+    return rows && { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
+  } finally {
+    await rm(target, { force: true });
+  }
 }

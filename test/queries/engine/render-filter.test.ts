@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
-import { renderCsv, writeFeatures, type RenderedText } from '../../../queries/engine/render-file.ts';
+import { writeFeatures } from '../../../queries/engine/render-file.ts';
 import { indexable, readFilterIndex, type FilterIndex } from '../../../queries/engine/render-filter.ts';
 import { gathered, locate, rangePieces, type RenderWindow } from '../../../queries/engine/rendered-window.ts';
 import { RenderHandles } from '../../../queries/engine/render-handles.ts';
@@ -17,6 +17,7 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import type { RowFilter } from '../../../queries/sql/filter-sql.ts';
 import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
+import { renderCsv, type RenderedText } from '../../helpers/renderings.ts';
 import { openDuck, spec } from '../sql/compile-fixtures.ts';
 import { writeEdgeFile } from '../sql/feature-edges.ts';
 

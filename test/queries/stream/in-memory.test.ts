@@ -12,8 +12,8 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { compileCopy, FEATURE_COPY } from '../../../queries/sql/compile-copy.ts';
 import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
-import { renderFeatures, windowRows, type RenderedText } from '../../../queries/engine/render-file.ts';
 import { MIN_INSTANT } from '../../../queries/instant.ts';
+import { renderFeatures, windowRows, type RenderedText } from '../../helpers/renderings.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
 import { openDuck, spec, writeFixtures } from '../sql/compile-fixtures.ts';
 import { writeEdgeFile } from '../sql/feature-edges.ts';
@@ -143,7 +143,7 @@ describe('a small window read into memory: the bytes the temp-file copy sends', 
     const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
     const dataDir = path.join(work, 'edges-rendered');
     const files = [await writeEdgeFile(c, dataDir, hotspots, 7)];
-    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!);
+    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!, path.join(work, `features-${copies++}`));
     expect(rendered.keys.length).toBeGreaterThan(400);
     expect(slice(rendered, null, null).equals(await staged(hotspots, dataDir, files, null, null))).toBe(true);
     // Windows the wire can ask for (years 0001 to 9999): from and to on rows, between them, and empty.
@@ -159,7 +159,7 @@ describe('a small window read into memory: the bytes the temp-file copy sends', 
     const dataDir = await writeBulkHotspotDays(1);
     const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
     const files = [path.join(dataDir, 'hotspots/date=2025-08-01/a.parquet')];
-    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!);
+    const rendered = await renderFeatures(c, spec(hotspots, dataDir, {}), files[0]!, path.join(work, `features-${copies++}`));
     expect(rendered.keys.length).toBe(20_000);
     const day = BigInt(Date.parse('2025-08-01T00:00:00Z')) * 1000n;
     for (let h = 0n; h < 24n; h += 5n) {
