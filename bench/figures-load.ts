@@ -47,6 +47,13 @@ export function smallWindowsFigures(r: SmallWindowsResult & { floor: FloorResult
   return [
     info(s, `connections, ${r.seconds} s after a ${r.warmupSeconds} s warm-up`, r.connections),
     info(s, 'keys (connection i uses key i mod keys)', r.keys),
+    // The warm-up meets files not rendered yet (answered the old way while they are rendered); the
+    // measured run starts once their renderings are done and the engine is quiet.
+    info(s, `warm-up (${r.warmupSeconds} s, not measured): requests`, r.warmup.requests),
+    info(s, 'warm-up: latency p99', r.warmup.latencyP99Ms, 'ms'),
+    info(s, `warm-up: ${PEAK_RSS}`, r.warmup.peakRssMb, 'MB'),
+    info(s, 'after the warm-up, waited for its renderings and a quiet engine', r.warmup.settledAfterSeconds, 's'),
+    ...(r.warmup.renderingsPendingAfter ? [info(s, 'renderings still pending when the measured run began', r.warmup.renderingsPendingAfter)] : []),
     info(s, 'per-key limit RATE_LIMIT_PER_MINUTE (raised: 120/key cannot give 1,000 req/s)', context.rateLimitPerMinute, '/min'),
     info(s, 'mean features per 1-hour window in the data', context.meanFeaturesPerHour),
     info(s, 'requests completed', r.requests),

@@ -3,7 +3,7 @@ import { bearer } from './session.ts';
 import type { DayWindow } from './options.ts';
 import { randomInt, seededRandom } from './random.ts';
 import { readCpuSeconds, sampleRss } from './rss.ts';
-import { POOL_GAUGES, readMetrics, sampleMetrics } from './server-metrics.ts';
+import { POOL_GAUGES, readMetrics, sampleMetrics, waitForMetricAtMost, waitForQuiet } from './server-metrics.ts';
 
 const CACHE_COUNTERS = ['fire_api_rows_cache_hits_total', 'fire_api_rows_cache_misses_total'];
 import type { ServerProcess } from './server-process.ts';
@@ -27,6 +27,12 @@ export interface SmallWindowsResult {
   keys: number;
   /** Warm-up run (same load, not counted) seconds. */
   warmupSeconds: number;
+  /**
+   * The warm-up, printed apart: on a fresh server its hours' files are not rendered yet and are
+   * answered the old way while they are being rendered. Then the bench waits for the renderings
+   * and for a quiet engine, so the measured run does not start inside the warm-up's tail.
+   */
+  warmup: { requests: number; latencyP99Ms: number; peakRssMb: number; settledAfterSeconds: number; renderingsPendingAfter: number | null };
   requests: number;
   /** autocannon's mean of its one-second samples. */
   requestsPerSecond: number;
@@ -98,11 +104,28 @@ async function sequentialRun(server: ServerProcess, ask: SmallWindowsAsk): Promi
   return { seconds, requests: result.requests.total, p50Ms: result.latency.p50 };
 }
 
+/** How long the bench waits after the warm-up for the files it asked to be rendered. */
+const RENDER_WAIT_MS = 120_000;
+
+/**
+ * After the warm-up: its files' renderings done (they are queued as each response ends and run
+ * while no request uses DuckDB), then no connection busy for half a second. Without renderings
+ * (RENDER_CACHE_MB=0) none is ever pending, and only the quiet engine is waited for.
+ */
+async function settle(server: ServerProcess): Promise<{ settledAfterSeconds: number; renderingsPendingAfter: number | null }> {
+  const started = performance.now();
+  const rendered = await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_WAIT_MS, 100);
+  await waitForQuiet(server.baseUrl);
+  return { settledAfterSeconds: (performance.now() - started) / 1000, renderingsPendingAfter: rendered.value };
+}
+
 /** small-windows: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
 export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAsk): Promise<SmallWindowsResult> {
   const warmupSeconds = ask.seconds / 10;
-  await fire(server, ask, warmupSeconds, 2);
+  const warmupSampler = sampleRss(server.pid);
+  const warm = await fire(server, ask, warmupSeconds, 2).finally(() => warmupSampler.stop());
   server.assertAlive();
+  const settled = await settle(server);
   const cacheBefore = await readMetrics(server.baseUrl, CACHE_COUNTERS);
   const cpuBefore = readCpuSeconds(server.pid) ?? Number.NaN;
   const clientBefore = process.cpuUsage();
@@ -120,6 +143,7 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
     seconds: ask.seconds,
     keys: Math.min(ask.keys.length, ask.connections),
     warmupSeconds,
+    warmup: { requests: warm.requests.total, latencyP99Ms: warm.latency.p99, peakRssMb: warmupSampler.stop().peakMb, ...settled },
     requests: result.requests.total,
     requestsPerSecond: result.requests.average,
     latencyP50Ms: result.latency.p50,

@@ -90,6 +90,11 @@ describe('bench/extract.ts at tiny scale', () => {
     expect(floor.sequentialQueries).toBeGreaterThan(0);
     expect(floor.meanRows).toBeGreaterThan(0);
     expect(sequential.requests).toBeGreaterThan(0);
+    // The warm-up is kept apart, and the measured run began once its renderings were done.
+    const { warmup } = small as { warmup: { requests: number; peakRssMb: number; renderingsPendingAfter: number | null } };
+    expect(warmup.requests).toBeGreaterThan(0);
+    expect(warmup.peakRssMb).toBeGreaterThan(0);
+    expect(warmup.renderingsPendingAfter).toBe(0);
     expect((sizes!.windows as unknown[]).length).toBe(3);
     expect(aborts).toMatchObject({ requests: 20, non200: 0, broken: 0 });
     expect((aborts!.abortedMidStream as number) + (aborts!.endedBeforeAbort as number)).toBe(20);
