@@ -33,6 +33,8 @@ export function slowReadersFigures(r: SlowReadersResult): Figure[] {
     headline(atMost(s, PEAK_RSS, r.peakRssMb, t.maxPeakRssMb, 'MB')),
     headline(atMost(s, 'TEMP_DIR peak (250 ms walks; TEMP_DIR_MAX_MB given), renderings apart', r.tempPeakMb, TEMP_BUDGET_MB, 'MB')),
     info(s, 'renderings folder peak (RENDER_CACHE_MB, a budget of its own)', r.renderingsPeakMb, 'MB'),
+    // The folder may pass its budget by renderings evicted while still being read (docs/configuration.md).
+    info(s, 'renderings folder peak ÷ RENDER_CACHE_MB', r.renderingsBudgetMb > 0 ? r.renderingsPeakMb / r.renderingsBudgetMb : Number.NaN),
     info(s, 'downloads answered (headers) before the measurement', r.downloadsStarted),
     info(s, 'downloads mean pace reached', r.downloadMbPerSecond * 1000, 'kB/s'),
     mustHold(s, 'every download still open when the measurement ended', r.downloadsInFlight === r.downloads),

@@ -4,6 +4,7 @@ import type { ServerProcess } from './server-process.ts';
 import { bearer } from './session.ts';
 import { loadRun, type LoadRun } from './load-run.ts';
 import { fire, type SmallWindowsAsk } from './small-windows.ts';
+import { readMetric } from './server-metrics.ts';
 import { sampleDirectory } from './temp-disk.ts';
 
 export interface SlowReadersAsk {
@@ -39,6 +40,8 @@ export interface SlowReadersResult {
   /** TEMP_DIR without the renderings' folder (their own budget), and that folder. */
   tempPeakMb: number;
   renderingsPeakMb: number;
+  /** The server's RENDER_CACHE_MB in MB, from /metrics (0: renderings off). */
+  renderingsBudgetMb: number;
   tempSamples: number;
 }
 
@@ -96,6 +99,7 @@ export async function runSlowReaders(server: ServerProcess, ask: SlowReadersAsk)
       peakRssMb: rss.stop().peakMb,
       tempPeakMb: disks.peakMb,
       renderingsPeakMb: disks.renderingsPeakMb,
+      renderingsBudgetMb: ((await readMetric(server.baseUrl, 'fire_api_renderings_budget_bytes')) ?? Number.NaN) / 1e6,
       tempSamples: disks.samples,
     };
   } finally {

@@ -71,6 +71,8 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         fire_api_aggregate_cache_bytes: ctx.extract.aggregateCache?.size ?? 0,
         // Disk held by rendered Features (at most RENDER_CACHE_MB), and the files rendered.
         fire_api_renderings_bytes: ctx.extract.renderings?.size ?? 0,
+        // RENDER_CACHE_MB in bytes (0: renderings off), for what the folder holds to be read against.
+        fire_api_renderings_budget_bytes: ctx.extract.renderings?.maxBytes ?? 0,
         fire_api_renderings_files: ctx.extract.renderings?.files ?? 0,
         // Files waiting to be rendered, the one being rendered included.
         fire_api_renderings_pending: ctx.extract.renderings?.pending ?? 0,

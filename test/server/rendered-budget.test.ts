@@ -66,7 +66,7 @@ describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
     }
   });
 
-  it('/metrics shows the bytes the renderings hold on disk, and nothing else is left there', async () => {
+  it('/metrics shows the bytes the renderings hold on disk and their budget, and nothing else is left there', async () => {
     for (const q of QUERIES) {
       await answer(roomy, q);
       expect(await until(() => renderings(roomy).pending === 0)).toBe(true);
@@ -76,6 +76,8 @@ describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
     expect(disk.names.map((n) => path.extname(n)).sort()).toEqual(['.csv', '.geojson']);
     expect(disk.bytes).toBeGreaterThan(1_000_000);
     expect(await metric(roomy, 'fire_api_renderings_bytes')).toBe(disk.bytes);
+    expect(await metric(roomy, 'fire_api_renderings_budget_bytes')).toBe(64 * 1024 * 1024);
+    expect(await metric(plain, 'fire_api_renderings_budget_bytes')).toBe(0);
     expect(await metric(roomy, 'fire_api_renderings_hits_total')).toBeGreaterThanOrEqual(QUERIES.length);
   });
 
