@@ -53,6 +53,8 @@ export interface AbortsResult {
   rssAfterMb: number;
   /** RSS after ÷ before. */
   rssGrowth: number;
+  /** Files still waiting to be rendered when RSS was read (before or after; the wait timed out): RSS then was not a quiet server's. */
+  renderingsPendingAfter: number;
 }
 
 const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -80,12 +82,12 @@ async function runBatch(server: ServerProcess, ask: AbortsAsk, count: number, se
   });
 }
 
-async function settledRssMb(server: ServerProcess): Promise<{ rssMb: number; busy: number | null; waitedMs: number }> {
+async function settledRssMb(server: ServerProcess): Promise<{ rssMb: number; busy: number | null; waitedMs: number; renderingsPending: number | null }> {
   const busy = await waitForMetricAtMost(server.baseUrl, BUSY, 0, BUSY_TIMEOUT_MS);
   // Nor rendering (RENDER_CACHE_MB): the aborted windows' files are rendered once their responses are over.
-  await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_TIMEOUT_MS, 250);
+  const rendering = await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_TIMEOUT_MS, 250);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  return { rssMb: readStatusMb(server.pid, 'VmRSS') ?? Number.NaN, busy: busy.value, waitedMs: busy.waitedMs };
+  return { rssMb: readStatusMb(server.pid, 'VmRSS') ?? Number.NaN, busy: busy.value, waitedMs: busy.waitedMs, renderingsPending: rendering.value };
 }
 
 /**
@@ -126,5 +128,6 @@ export async function runAborts(server: ServerProcess, ask: AbortsAsk): Promise<
     rssBeforeMb: before.rssMb,
     rssAfterMb: after.rssMb,
     rssGrowth: after.rssMb / before.rssMb,
+    renderingsPendingAfter: Math.max(before.renderingsPending ?? 0, after.renderingsPending ?? 0),
   };
 }

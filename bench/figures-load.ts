@@ -112,6 +112,7 @@ export function abortsFigures(r: AbortsResult): Figure[] {
     info(s, 'server RSS before (after warm-up, settled)', r.rssBeforeMb, 'MB'),
     info(s, 'server RSS after (settled)', r.rssAfterMb, 'MB'),
     headline(atMost(s, 'RSS after ÷ before (growth; a drop is no leak)', r.rssGrowth, t.maxRssGrowth)),
+    atMost(s, 'files still waiting to be rendered when RSS was read (the wait timed out)', r.renderingsPendingAfter, 0),
     mustHold(s, 'every status 200, no transfer cut by the server', r.non200 === 0 && r.broken === 0),
   ];
 }
