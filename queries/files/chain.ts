@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import type { FolderListings } from './folder-listings.ts';
 
 /** The feeding chain's status file, in each dataset's folder beside the data. */
 export const CHAIN_FILE = '_chain.json';
@@ -22,21 +23,33 @@ export type ChainState = { available: true; observation: Observation } | { avail
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** Reads `_chain.json`: absent means "no chain reported" (still served); unreadable or available:false means 503. */
-export async function readChain(datasetDir: string, nowMs: number): Promise<ChainState> {
-  let text: string;
+type Parsed = { ok: true; value: z.infer<typeof ChainFile> } | { ok: false };
+
+async function parseChain(file: string): Promise<Parsed> {
+  const text = await readFile(file, 'utf8');
   try {
-    text = await readFile(path.join(datasetDir, CHAIN_FILE), 'utf8');
+    return { ok: true, value: ChainFile.parse(JSON.parse(text)) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Reads `_chain.json`: absent means "no chain reported" (still served); unreadable or
+ * available:false means 503. With `listings`, what was read is kept while the file is unchanged
+ * (one `stat` a request instead of an open, a read and a close).
+ */
+export async function readChain(datasetDir: string, nowMs: number, listings?: FolderListings): Promise<ChainState> {
+  const file = path.join(datasetDir, CHAIN_FILE);
+  let read: Parsed;
+  try {
+    read = await (listings ? listings.ofFile(file, 'chain', () => parseChain(file)) : parseChain(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { available: true, observation: { chainRan: false, lastSuccessUtc: null, ageSeconds: null } };
     return { available: false, reason: 'chain status unreadable' };
   }
-  let parsed: z.infer<typeof ChainFile>;
-  try {
-    parsed = ChainFile.parse(JSON.parse(text));
-  } catch {
-    return { available: false, reason: 'chain status malformed' };
-  }
+  if (!read.ok) return { available: false, reason: 'chain status malformed' };
+  const parsed = read.value;
   if (parsed.available === false) return { available: false, reason: 'feeding data chain reports unavailable' };
   const successMs = parsed.lastSuccessUtc ? Date.parse(parsed.lastSuccessUtc) : null;
   return {

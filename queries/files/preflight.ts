@@ -85,7 +85,7 @@ async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: read
 
 async function datasetDir(ctx: CheckContext, d: DatasetDescriptor): Promise<{ dir: string; observation: Observation }> {
   const dir = path.join(ctx.dataDir, d.name);
-  const chain = await readChain(dir, ctx.nowMs);
+  const chain = await readChain(dir, ctx.nowMs, ctx.listings);
   if (!chain.available) throw new DatasetUnavailableError(d.name, chain.reason);
   return { dir, observation: chain.observation };
 }
