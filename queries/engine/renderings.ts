@@ -56,9 +56,11 @@ async function onDisk(read: RenderedRead): Promise<boolean> {
 /** The window's bytes read whole and its renderings released; null when one could not be read. */
 export async function readWhole(read: RenderedRead | null): Promise<{ bytes: Buffer; returned: number } | null> {
   if (!read) return null;
-  // In pieces: a sparse filter's kept rows are not read with everything between them; a small
-  // window (the bulk of requests) in one read.
-  const bytes = await gathered(renderedPieces(read, WHOLE_PIECE_BYTES)).catch(() => null).finally(() => read.release());
+  // A file's one range (a window without filters, the bulk of requests) in one read, which is then
+  // the answer itself, never copied; a filter's kept rows in pieces, so that a sparse one's are not
+  // read with everything between them.
+  const piece = read.files.every((f) => f.ranges.length <= 1) ? Math.max(WHOLE_PIECE_BYTES, read.bytes) : WHOLE_PIECE_BYTES;
+  const bytes = await gathered(renderedPieces(read, piece)).catch(() => null).finally(() => read.release());
   return bytes && { bytes, returned: read.returned };
 }
 
