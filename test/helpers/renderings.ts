@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readFile, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
@@ -52,6 +53,33 @@ export async function answerFromRenderings<T>(s: TestServer, query: string, answ
   });
   expect(served, query).toBe(true);
   return hit!.answer;
+}
+
+/**
+ * The body as a reader that stops after its first bytes until `meanwhile` is done, then reads on:
+ * what it got (as sent on the wire: coded, when `headers` ask for a coding), its coding, and whether
+ * the response ended whole.
+ */
+export function pausedRead(s: TestServer, query: string, meanwhile: () => Promise<void>, headers: Record<string, string> = {}): Promise<{ status: number; length: number; encoding: string | undefined; bytes: number; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.url}${query}`, { headers: { ...s.auth, ...headers } }, (res) => {
+      let bytes = 0;
+      let paused = false;
+      const end = () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), encoding: res.headers['content-encoding'], bytes, complete: res.complete });
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (paused) return;
+        paused = true;
+        res.pause();
+        meanwhile().then(() => res.resume(), reject);
+      });
+      res.on('end', end);
+      res.on('error', end);
+      res.on('aborted', () => undefined);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** A file's rendering read back into memory: its text, and each row's key and offsets into it. */

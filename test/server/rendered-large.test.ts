@@ -1,12 +1,11 @@
 import { readdir, rm, truncate } from 'node:fs/promises';
-import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparableAnswer } from '../helpers/answer.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { answerFromRenderings, metric } from '../helpers/renderings.ts';
+import { answerFromRenderings, metric, pausedRead } from '../helpers/renderings.ts';
 
 // Windows larger than one read into memory (here 60,000 rows, 8 to 27 MB) answered from their files'
 // renderings a piece at a time, against a server that renders nothing: the same status, headers and
@@ -44,29 +43,6 @@ const renderedWay = async () => Number(/^fire_api_extracts_total\{dataset="hotsp
 
 const renderedAnswer = (query: string) => answerFromRenderings(rendered, query, answer);
 
-/** The body as a reader that stops after its first bytes until `meanwhile` is done, then reads on: what it got, and whether the response ended whole. */
-function pausedRead(query: string, meanwhile: () => Promise<void>): Promise<{ status: number; length: number; bytes: number; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${rendered.url}${query}`, { headers: rendered.auth }, (res) => {
-      let bytes = 0;
-      let paused = false;
-      const end = () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), bytes, complete: res.complete });
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (paused) return;
-        paused = true;
-        res.pause();
-        meanwhile().then(() => res.resume(), reject);
-      });
-      res.on('end', end);
-      res.on('error', end);
-      res.on('aborted', () => undefined);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('large windows from renderings, a piece at a time (RENDER_CACHE_MB)', () => {
   it('every window, before and after its files are rendered, is the answer of a server that renders nothing', async () => {
     for (const q of QUERIES) {
@@ -86,7 +62,7 @@ describe('large windows from renderings, a piece at a time (RENDER_CACHE_MB)', (
 
   it('a rendering cut short while its window is sent cuts the response short of its length; the next answer is the old way, whole', async () => {
     await renderedAnswer(TWO_DAYS);
-    const cut = await pausedRead(TWO_DAYS, async () => {
+    const cut = await pausedRead(rendered, TWO_DAYS, async () => {
       for (const name of await readdir(renderings)) await truncate(path.join(renderings, name), 1000);
     });
     expect(cut.status).toBe(200);
@@ -100,7 +76,7 @@ describe('large windows from renderings, a piece at a time (RENDER_CACHE_MB)', (
 
   it('a rendering removed while its window is sent: the window is sent whole from the file it opened; the next answer is the old way', async () => {
     const whole = await renderedAnswer(TWO_DAYS);
-    const sent = await pausedRead(TWO_DAYS, async () => {
+    const sent = await pausedRead(rendered, TWO_DAYS, async () => {
       for (const name of await readdir(renderings)) await rm(path.join(renderings, name), { force: true });
     });
     expect(sent).toEqual({ status: 200, length: expect.any(Number), bytes: sent.length, complete: true });
@@ -113,7 +89,7 @@ describe('large windows from renderings, a piece at a time (RENDER_CACHE_MB)', (
 
   it('a client reading slowly gets every byte', async () => {
     await renderedAnswer(TWO_DAYS);
-    const slow = await pausedRead(TWO_DAYS, () => new Promise((resolve) => setTimeout(resolve, 200)));
+    const slow = await pausedRead(rendered, TWO_DAYS, () => new Promise((resolve) => setTimeout(resolve, 200)));
     expect(slow).toEqual({ status: 200, length: expect.any(Number), bytes: slow.length, complete: true });
     expect(slow.length).toBeGreaterThan(20_000_000);
   });
