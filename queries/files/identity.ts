@@ -17,8 +17,14 @@ const settled = (f: DataFile): boolean => f.ctimeMs !== undefined && f.listedMs 
  * `footerHashes`, has the same Parquet footer (read again only for a file whose status had changed
  * just before it was listed). Rows read from a file that changed after its check
  * would not belong to the response's data version.
+ *
+ * `fromRenderings`: the rows were not read from the files but from their renderings, each keyed by
+ * its file's identity as listed and checked footer, and kept only if its file was still that one
+ * once rendered. A file settled when listed is then the version the rows are of, whatever became
+ * of it since (the answer is that of a request served before the change): not looked at again. A
+ * file changed just before it was listed may have been listed mid-change: its footer is read again.
  */
-export async function assertFilesUnchanged(dataset: string, files: readonly DataFile[], footerHashes?: ReadonlyMap<string, string>): Promise<void> {
+export async function assertFilesUnchanged(dataset: string, files: readonly DataFile[], footerHashes?: ReadonlyMap<string, string>, fromRenderings = false): Promise<void> {
   const changed = () => new DatasetUnavailableError(dataset, 'a data file changed after it was checked');
   await Promise.all(
     files.map(async (f) => {
@@ -27,6 +33,7 @@ export async function assertFilesUnchanged(dataset: string, files: readonly Data
         if (!(await sameFooter(f, expected))) throw changed();
         return;
       }
+      if (fromRenderings && expected !== undefined) return;
       const now = await stat(f.path, { bigint: false }).catch(() => null);
       if (!now || !asListed(f, now)) throw changed();
     }),

@@ -107,7 +107,7 @@ export type ReadWindow = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'grou
  * cache when asked again, or, past IN_MEMORY_MAX_BYTES, sent from a temp file.
  */
 export async function answerRead(w: ReadWindow, bytes: Buffer, returned: number, way: ExtractWay = 'memory'): Promise<Extract> {
-  await verifyWritten(w, returned);
+  await verifyWritten(w, returned, way === 'rendered');
   const page = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
   if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
   const written = { bytes, ...page };

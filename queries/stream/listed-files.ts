@@ -14,10 +14,10 @@ function checkedHashes(sources: Sources): Map<string, string> {
   return hashes;
 }
 
-/** Throws unless the files `paths` (and the station files) are still the ones checked. */
-export function verifierOf(dataset: string, sources: Sources): (paths: readonly string[]) => Promise<void> {
+/** Throws unless the files `paths` (and the station files) are still the ones checked; `fromRenderings`: see assertFilesUnchanged. */
+export function verifierOf(dataset: string, sources: Sources, fromRenderings = false): (paths: readonly string[]) => Promise<void> {
   const byPath = new Map(listedFiles(sources).map((f) => [f.path, f]));
   const hashes = checkedHashes(sources);
   const stations = sources.stationFiles ?? [];
-  return (paths) => assertFilesUnchanged(dataset, [...paths.map((p) => byPath.get(p)!), ...stations], hashes);
+  return (paths) => assertFilesUnchanged(dataset, [...paths.map((p) => byPath.get(p)!), ...stations], hashes, fromRenderings);
 }

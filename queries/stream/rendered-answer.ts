@@ -9,9 +9,9 @@ import { verifyWritten, wholeWindow } from './whole-window.ts';
 
 /**
  * A window answered from its files' renderings before any DuckDB connection is asked for (its
- * checks need none), or null: not renderable, or a file not rendered (yet, or any more). The files
- * are checked after the rows are found, before the first byte, as for any whole window, so a
- * rendering, keyed by their identity as listed, is theirs. A window of more than
+ * checks need none), or null: not renderable, or a file not rendered (yet, or any more). A file
+ * changed just before it was listed has its footer read again after the rows are found, before the
+ * first byte; the others are the versions their renderings hold (see assertFilesUnchanged). A window of more than
  * IN_MEMORY_MAX_BYTES is read and sent a piece at a time, its renderings kept until it is sent.
  */
 export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
@@ -29,7 +29,7 @@ export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, s
 /** The window sent from its renderings a piece at a time: its length known before the first byte, so a cut shows. */
 async function sendRendered(w: ReadWindow, read: RenderedRead): Promise<Extract> {
   try {
-    await verifyWritten(w, read.returned);
+    await verifyWritten(w, read.returned, true);
   } catch (e) {
     read.release();
     throw e;

@@ -117,13 +117,14 @@ async function copySlices(w: WholeWindowCopy, { connections, windows, files }: S
   return returned;
 }
 
-export async function verifyWritten(w: Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>, returned: number): Promise<void> {
+/** `fromRenderings`: the rows are the files' renderings', not read from the files (see assertFilesUnchanged). */
+export async function verifyWritten(w: Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'group'>, returned: number, fromRenderings = false): Promise<void> {
   // An interrupt that reached a statement while it was still being prepared is lost: look again.
   w.ctx.signal.throwIfAborted();
   // The file checks counted the files' rows (at most ROW_LIMIT, or this path is not taken): more
   // means a file changed without its size or modification time changing.
   if (returned > (w.sources.fileRows ?? 0)) throw new DatasetUnavailableError(w.req.descriptor.name, 'files changed while they were read');
-  await verifierOf(w.req.descriptor.name, w.sources)(w.group.files);
+  await verifierOf(w.req.descriptor.name, w.sources, fromRenderings)(w.group.files);
 }
 
 /** Rows the cache admits and that are small enough: kept there (their files removed) and answered from memory; else null. */

@@ -70,6 +70,24 @@ describe('assertFilesUnchanged', () => {
     await expect(assertFilesUnchanged('hotspots', [{ ...settled, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs }], wrong)).resolves.toBeUndefined();
   });
 
+  it('rows from renderings: a file settled when listed is the version they hold, even replaced or gone since; one listed just after a change has its footer read again', async () => {
+    const s = await stat(file);
+    const f: DataFile = { path: file, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
+    const hashes = new Map([[file, await hashFooter(f)]]);
+    const settled = { ...f, listedMs: s.ctimeMs + 5_000 };
+    const other = path.join(dir, '_b.parquet');
+    await writeBulkHotspots(other, '2025-07-01', 1000, 1, 2);
+    await rename(other, file);
+    await expect(assertFilesUnchanged('hotspots', [settled], hashes)).rejects.toBeInstanceOf(DatasetUnavailableError);
+    await expect(assertFilesUnchanged('hotspots', [settled], hashes, true)).resolves.toBeUndefined();
+    // Listed a moment after its last change: its footer now is another one's.
+    await expect(assertFilesUnchanged('hotspots', [{ ...f, listedMs: s.ctimeMs + 100 }], hashes, true)).rejects.toBeInstanceOf(DatasetUnavailableError);
+    await rename(file, path.join(dir, '_gone.parquet'));
+    await expect(assertFilesUnchanged('hotspots', [settled], hashes, true)).resolves.toBeUndefined();
+    // Without a checked footer there is no rendering to stand for it: the status is compared.
+    await expect(assertFilesUnchanged('hotspots', [settled], new Map(), true)).rejects.toBeInstanceOf(DatasetUnavailableError);
+  });
+
   it('throws for a file that vanished', async () => {
     const f = await listed(file);
     await rename(file, path.join(dir, '_gone.parquet'));
