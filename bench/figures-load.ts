@@ -50,7 +50,9 @@ export function smallWindowsFigures(r: SmallWindowsResult & { floor: FloorResult
     // The warm-up meets files not rendered yet (answered the old way while they are rendered); the
     // measured run starts once their renderings are done and the engine is quiet.
     info(s, `warm-up (${r.warmupSeconds} s, not measured): requests`, r.warmup.requests),
+    info(s, 'warm-up: latency p50', r.warmup.latencyP50Ms, 'ms'),
     info(s, 'warm-up: latency p99', r.warmup.latencyP99Ms, 'ms'),
+    info(s, 'warm-up: latency max', r.warmup.latencyMaxMs, 'ms'),
     info(s, `warm-up: ${PEAK_RSS}`, r.warmup.peakRssMb, 'MB'),
     info(s, 'after the warm-up, waited for its renderings and a quiet engine', r.warmup.settledAfterSeconds, 's'),
     ...(r.warmup.renderingsPendingAfter ? [info(s, 'renderings still pending when the measured run began', r.warmup.renderingsPendingAfter)] : []),

@@ -32,7 +32,7 @@ export interface SmallWindowsResult {
    * answered the old way while they are being rendered. Then the bench waits for the renderings
    * and for a quiet engine, so the measured run does not start inside the warm-up's tail.
    */
-  warmup: { requests: number; latencyP99Ms: number; peakRssMb: number; settledAfterSeconds: number; renderingsPendingAfter: number | null };
+  warmup: { requests: number; latencyP50Ms: number; latencyP99Ms: number; latencyMaxMs: number; peakRssMb: number; settledAfterSeconds: number; renderingsPendingAfter: number | null };
   requests: number;
   /** autocannon's mean of its one-second samples. */
   requestsPerSecond: number;
@@ -143,7 +143,7 @@ export async function runSmallWindows(server: ServerProcess, ask: SmallWindowsAs
     seconds: ask.seconds,
     keys: Math.min(ask.keys.length, ask.connections),
     warmupSeconds,
-    warmup: { requests: warm.requests.total, latencyP99Ms: warm.latency.p99, peakRssMb: warmupSampler.stop().peakMb, ...settled },
+    warmup: { requests: warm.requests.total, latencyP50Ms: warm.latency.p50, latencyP99Ms: warm.latency.p99, latencyMaxMs: warm.latency.max, peakRssMb: warmupSampler.stop().peakMb, ...settled },
     requests: result.requests.total,
     requestsPerSecond: result.requests.average,
     latencyP50Ms: result.latency.p50,
