@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../queries/engine/engine.ts';
@@ -13,6 +13,7 @@ import { copyInto } from '../../../queries/stream/copy-stream.ts';
 import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/stream/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
+import { writeBulkHotspots } from '../../helpers/parquet.ts';
 import { renderingDays } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
 
@@ -103,6 +104,23 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     expect(await store.read('geojson', [{ ...files[0]!, mtimeMs: files[0]!.mtimeMs + 1 }], hashes, window)).toBeNull();
     expect(await store.read('geojson', [{ ...files[0]!, ino: (files[0]!.ino ?? 0) + 1 }], hashes, window)).toBeNull();
     expect(await store.read('geojson', [files[0]!], new Map([[files[0]!.path, 'another footer']]), window)).toBeNull();
+  });
+
+  it('a file replaced between its listing and its rendering is never kept under the identity listed', async () => {
+    const day = path.join(dataDir, 'hotspots/date=2025-08-09/a.parquet');
+    await writeBulkHotspots(day, '2025-08-09', 2000, 1);
+    const s = await stat(day);
+    const listed: DataFile = { path: day, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, listedMs: s.ctimeMs + 5_000 };
+    const listedHashes = new Map([[day, await hashFooter(listed)]]);
+    // Other rows, renamed over it before the rendering reads it.
+    const next = path.join(path.dirname(day), '_next.parquet');
+    await writeBulkHotspots(next, '2025-08-09', 3000, 1);
+    await rename(next, day);
+    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    store.renderLater(engine, 'geojson', spec, [listed], listedHashes);
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([store.files, store.failures]).toEqual([0, 1]);
+    expect(await store.read('geojson', [listed], listedHashes, { from: null, to: null, filters: [] })).toBeNull();
   });
 
   it('the disk budget: the least recently used rendering leaves (its file removed); one larger than the budget is never kept nor tried again', async () => {
