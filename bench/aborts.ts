@@ -53,7 +53,7 @@ export interface AbortsResult {
   rssAfterMb: number;
   /** RSS after ÷ before. */
   rssGrowth: number;
-  /** Files still waiting to be rendered when RSS was read (before or after; the wait timed out): RSS then was not a quiet server's. */
+  /** Files still waiting to be rendered once the wait before reading RSS ended (the more of before and after; above 0: the wait timed out and RSS was not a quiet server's; NaN: not exported). */
   renderingsPendingAfter: number;
 }
 
@@ -128,6 +128,6 @@ export async function runAborts(server: ServerProcess, ask: AbortsAsk): Promise<
     rssBeforeMb: before.rssMb,
     rssAfterMb: after.rssMb,
     rssGrowth: after.rssMb / before.rssMb,
-    renderingsPendingAfter: Math.max(before.renderingsPending ?? 0, after.renderingsPending ?? 0),
+    renderingsPendingAfter: Math.max(before.renderingsPending ?? Number.NaN, after.renderingsPending ?? Number.NaN),
   };
 }

@@ -55,7 +55,8 @@ export function smallWindowsFigures(r: SmallWindowsResult & { floor: FloorResult
     info(s, 'warm-up: latency max', r.warmup.latencyMaxMs, 'ms'),
     info(s, `warm-up: ${PEAK_RSS}`, r.warmup.peakRssMb, 'MB'),
     info(s, 'after the warm-up, waited for its renderings and a quiet engine', r.warmup.settledAfterSeconds, 's'),
-    ...(r.warmup.renderingsPendingAfter ? [info(s, 'renderings still pending when the measured run began', r.warmup.renderingsPendingAfter)] : []),
+    atMost(s, 'renderings still pending when the measured run began (the wait timed out)', r.warmup.renderingsPendingAfter ?? Number.NaN, 0),
+    mustHold(s, 'engine quiet when the measured run began (no connection busy for 0.5 s)', r.warmup.quiet),
     info(s, 'per-key limit RATE_LIMIT_PER_MINUTE (raised: 120/key cannot give 1,000 req/s)', context.rateLimitPerMinute, '/min'),
     info(s, 'mean features per 1-hour window in the data', context.meanFeaturesPerHour),
     info(s, 'requests completed', r.requests),
@@ -114,7 +115,7 @@ export function abortsFigures(r: AbortsResult): Figure[] {
     info(s, 'server RSS before (after warm-up, settled)', r.rssBeforeMb, 'MB'),
     info(s, 'server RSS after (settled)', r.rssAfterMb, 'MB'),
     headline(atMost(s, 'RSS after ÷ before (growth; a drop is no leak)', r.rssGrowth, t.maxRssGrowth)),
-    atMost(s, 'files still waiting to be rendered when RSS was read (the wait timed out)', r.renderingsPendingAfter, 0),
+    atMost(s, 'files still waiting to be rendered before RSS was read, before or after (the wait timed out)', r.renderingsPendingAfter, 0),
     mustHold(s, 'every status 200, no transfer cut by the server', r.non200 === 0 && r.broken === 0),
   ];
 }

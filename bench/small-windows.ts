@@ -32,7 +32,7 @@ export interface SmallWindowsResult {
    * answered the old way while they are being rendered. Then the bench waits for the renderings
    * and for a quiet engine, so the measured run does not start inside the warm-up's tail.
    */
-  warmup: { requests: number; latencyP50Ms: number; latencyP99Ms: number; latencyMaxMs: number; peakRssMb: number; settledAfterSeconds: number; renderingsPendingAfter: number | null };
+  warmup: { requests: number; latencyP50Ms: number; latencyP99Ms: number; latencyMaxMs: number; peakRssMb: number; settledAfterSeconds: number; renderingsPendingAfter: number | null; quiet: boolean };
   requests: number;
   /** autocannon's mean of its one-second samples. */
   requestsPerSecond: number;
@@ -106,17 +106,19 @@ async function sequentialRun(server: ServerProcess, ask: SmallWindowsAsk): Promi
 
 /** How long the bench waits after the warm-up for the files it asked to be rendered. */
 const RENDER_WAIT_MS = 120_000;
+/** How long it then waits for no connection to be busy for half a second. */
+const QUIET_WAIT_MS = 30_000;
 
 /**
  * After the warm-up: its files' renderings done (they are queued as each response ends and run
  * while no request uses DuckDB), then no connection busy for half a second. Without renderings
  * (RENDER_CACHE_MB=0) none is ever pending, and only the quiet engine is waited for.
  */
-async function settle(server: ServerProcess): Promise<{ settledAfterSeconds: number; renderingsPendingAfter: number | null }> {
+async function settle(server: ServerProcess): Promise<{ settledAfterSeconds: number; renderingsPendingAfter: number | null; quiet: boolean }> {
   const started = performance.now();
   const rendered = await waitForMetricAtMost(server.baseUrl, 'fire_api_renderings_pending', 0, RENDER_WAIT_MS, 100);
-  await waitForQuiet(server.baseUrl);
-  return { settledAfterSeconds: (performance.now() - started) / 1000, renderingsPendingAfter: rendered.value };
+  const quiet = (await waitForQuiet(server.baseUrl, 500, QUIET_WAIT_MS)) < QUIET_WAIT_MS;
+  return { settledAfterSeconds: (performance.now() - started) / 1000, renderingsPendingAfter: rendered.value, quiet };
 }
 
 /** small-windows: autocannon, in the bench's process, against 1-hour GeoJSON windows; a short unmeasured run first. */
