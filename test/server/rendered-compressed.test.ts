@@ -6,6 +6,7 @@ import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { answerFromRenderings, metric, pausedRead } from '../helpers/renderings.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/until.ts';
 
 // A window from renderings too large to be compressed whole before its first byte (more than
 // 64 MiB: here 160,000 Features, about 72 MB) is compressed as it is sent, without a length, as a
@@ -40,6 +41,9 @@ describe('a rendered window over 64 MiB, compressed as it is sent (RENDER_CACHE_
     const old = await answer(plain, TWO_DAYS);
     expect([old.status, Number(old.returned)]).toEqual([200, 160_000]);
     expect(old.body.length).toBeGreaterThan(64 * 1024 * 1024);
+    // Asked once the old way, its files are rendered once no request uses DuckDB: waited for before asking again.
+    await answer(rendered, TWO_DAYS);
+    expect(await until(() => rendered.context.extract.renderings!.pending === 0)).toBe(true);
     const hit = await answerFromRenderings(rendered, TWO_DAYS, answer);
     expect(hit).toEqual(old);
     expect(hit.wire).toEqual({ length: null, coding: 'gzip', framing: 'chunked' });

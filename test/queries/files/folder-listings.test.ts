@@ -122,5 +122,7 @@ describe('FolderListings.ofFile: a small file read again whenever its status cha
     expect(await readChain(dir, now, listings)).toEqual({ available: false, reason: 'chain status malformed' });
     await rm(file);
     expect(await readChain(dir, now, listings)).toMatchObject({ available: true, observation: { chainRan: false } });
+    await mkdir(file);
+    expect(await readChain(dir, now, listings)).toEqual({ available: false, reason: 'chain status unreadable' });
   });
 });
