@@ -27,8 +27,13 @@ export class RenderHandles {
     const held = this.take(file);
     try {
       const out = Buffer.allocUnsafe(end - start);
-      const { bytesRead } = await (await held.handle).read(out, 0, out.length, start);
-      if (bytesRead !== out.length) throw new Error('a rendering shorter than its offsets');
+      const handle = await held.handle;
+      // A read may return less than asked before the end (a network file system): read on until the end of the file.
+      for (let at = 0; at < out.length; ) {
+        const { bytesRead } = await handle.read(out, at, out.length - at, start + at);
+        if (bytesRead === 0) throw new Error('a rendering shorter than its offsets');
+        at += bytesRead;
+      }
       return out;
     } catch (e) {
       held.closing = true;
