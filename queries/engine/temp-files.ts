@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const PREFIX = 'extracts-';
@@ -31,17 +31,19 @@ export async function extractTempDir(tempDir: string): Promise<string> {
   return own;
 }
 
-/** Whether this process has made a renderings folder yet. */
-let renderingsMade = false;
-
 /**
  * A folder of its own for one app's renderings, under this process's folder (`own`), removed when
- * the app stops. The first of the process first removes what an earlier process of the same pid
- * left there (a container restarted after a kill gets its pid again): renderings nobody indexes.
+ * the app stops. Folders there not touched since this process started are an earlier process's of
+ * the same pid (a container restarted after a kill gets its pid again): renderings nobody indexes,
+ * removed first. Another app of this process (tests) keeps its own.
  */
 export async function renderingsDir(own: string): Promise<string> {
   const root = path.join(own, 'renderings');
-  if (!renderingsMade) await rm(root, { recursive: true, force: true });
-  renderingsMade = true;
+  const startedMs = Date.now() - process.uptime() * 1000;
+  for (const name of await readdir(root).catch(() => [])) {
+    const folder = path.join(root, name);
+    const s = await stat(folder).catch(() => null);
+    if (s && s.mtimeMs < startedMs) await rm(folder, { recursive: true, force: true });
+  }
   return path.join(root, randomBytes(6).toString('hex'));
 }

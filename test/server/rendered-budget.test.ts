@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
@@ -94,5 +94,19 @@ describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
     }
     expect(await stat(renderings(other).dir).catch(() => null)).toBeNull();
     expect((await onDisk(roomy)).names.length).toBeGreaterThan(0);
+  });
+
+  it('a server starting removes the renderings an earlier process of the same pid left (not touched since this process started), not those of a live app', async () => {
+    const root = path.dirname(renderings(roomy).dir);
+    const stale = path.join(root, 'left-by-a-killed-process');
+    await mkdir(stale, { recursive: true });
+    await writeFile(path.join(stale, 'old.geojson'), 'x');
+    await utimes(stale, new Date('2020-01-01T00:00:00Z'), new Date('2020-01-01T00:00:00Z'));
+    const before = (await onDisk(roomy)).names.length;
+    const next = await startServer(dataDir, { RENDER_CACHE_MB: '64' });
+    await next.close();
+    expect(await stat(stale).catch(() => null)).toBeNull();
+    expect((await onDisk(roomy)).names.length).toBe(before);
+    expect(before).toBeGreaterThan(0);
   });
 });
