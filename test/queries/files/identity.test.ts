@@ -80,7 +80,7 @@ describe('assertFilesUnchanged', () => {
     await rename(other, file);
     await expect(assertFilesUnchanged('hotspots', [settled], hashes)).rejects.toBeInstanceOf(DatasetUnavailableError);
     await expect(assertFilesUnchanged('hotspots', [settled], hashes, true)).resolves.toBeUndefined();
-    // Listed a moment after its last change: its footer now is another one's.
+    // Listed a moment after its last change: looked at again in full (here the inode already tells it is another file).
     await expect(assertFilesUnchanged('hotspots', [{ ...f, listedMs: s.ctimeMs + 100 }], hashes, true)).rejects.toBeInstanceOf(DatasetUnavailableError);
     await rename(file, path.join(dir, '_gone.parquet'));
     await expect(assertFilesUnchanged('hotspots', [settled], hashes, true)).resolves.toBeUndefined();
