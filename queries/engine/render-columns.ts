@@ -1,6 +1,9 @@
 import duckdb from '@duckdb/node-bindings';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 
+/** Rows of a DuckDB chunk at most (STANDARD_VECTOR_SIZE): a larger chunk gets a sink of its own. */
+export const CHUNK_ROWS = 2048;
+
 type Fixed = Float64Array | BigInt64Array | Uint16Array | Uint8Array;
 type FixedKind<T extends Fixed> = { new (length: number): T; new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number };
 

@@ -7,7 +7,7 @@ import { compileRows, type QuerySpec } from '../sql/compile.ts';
 import type { RowFilter } from '../sql/filter-sql.ts';
 import { ident } from '../sql/sql.ts';
 import { sinkFor } from '../stream/arrow-columns.ts';
-import { fixedColumn, Growing, hasValue } from './render-columns.ts';
+import { CHUNK_ROWS, fixedColumn, Growing, hasValue } from './render-columns.ts';
 
 /**
  * What a dataset's filters read of each row of a rendered file, in the rendering's order: each text
@@ -119,9 +119,6 @@ export class FilterIndexReader {
     column.rows.length += data.length;
   }
 }
-
-/** Rows of a DuckDB chunk at most (STANDARD_VECTOR_SIZE); a larger chunk grows the reader's text sink. */
-const CHUNK_ROWS = 2048;
 
 // DuckDB orders NaN above every number: NaN ≥ any bound, and never ≤ a bound that is a number.
 const atLeast = (v: number, bound: number) => Number.isNaN(v) || v >= bound;

@@ -8,7 +8,8 @@ import { sameFooter } from '../files/footer.ts';
 import { compileCount, type QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
 import type { RenderDisk } from './render-disk.ts';
-import { writeCsv, writeFeatures, type RenderedRows } from './render-file.ts';
+import { writeCsv } from './render-csv.ts';
+import { writeFeatures, type RenderedRows } from './render-file.ts';
 import { readFilterIndex, type FilterIndex } from './render-filter.ts';
 import { recordsSize, writeRecords } from './render-records.ts';
 

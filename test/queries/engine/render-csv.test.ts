@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
-import { writeCsv } from '../../../queries/engine/render-file.ts';
+import { writeCsv } from '../../../queries/engine/render-csv.ts';
 import { FORMATS } from '../../../queries/formats.ts';
 import { MIN_INSTANT } from '../../../queries/instant.ts';
 import { compileRows } from '../../../queries/sql/compile.ts';
