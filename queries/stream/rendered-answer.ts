@@ -11,8 +11,9 @@ import { verifyWritten, wholeWindow } from './whole-window.ts';
  * A window answered from its files' renderings before any DuckDB connection is asked for (its
  * checks need none), or null: not renderable, or a file not rendered (yet, or any more). A file
  * changed just before it was listed has its footer read again after the rows are found, before the
- * first byte; the others are the versions their renderings hold (see assertFilesUnchanged). A window of more than
- * IN_MEMORY_MAX_BYTES is read and sent a piece at a time, its renderings kept until it is sent.
+ * first byte; the others are the versions their renderings hold (see assertFilesUnchanged). A
+ * window of more than IN_MEMORY_MAX_BYTES is read and sent a piece at a time, its renderings kept
+ * until it is sent.
  */
 export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
   const body = ctx.renderings ? wholeWindowBody(req.format, req.descriptor) : null;
