@@ -21,7 +21,8 @@ export interface AggregateQuery {
 /**
  * The result's columns, in order: `b` (bucket start, epoch µs), one column per key (`grid` two:
  * the cell's column and row index), `n` (rows), one per stat but `count`, then per summed measure
- * its non-null and non-finite counts and `limbs`, and the station's `lat`, `lon` when joined.
+ * its non-null and non-finite counts and total (t, u), then `limbs`, and the station's
+ * `lat`, `lon` when joined.
  * Counts come as DOUBLE (exact below 2^53): read as numbers, not as a bigint each.
  */
 export interface AggregateColumns {
@@ -77,7 +78,8 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const cellRows = keys.flatMap((k) => k.row);
   const scratch = keys.flatMap((k) => k.scratch);
   const own = scratch.length ? ` EXCLUDE (${scratch.join(', ')})` : '';
-  const r = `r AS (SELECT ${[`*${own}`, ...cellRows].join(', ')} FROM (${rows}))`;
+  // Read twice when sums are exact (exact-sum-sql.ts: the rare values apart): never held whole.
+  const r = `r AS NOT MATERIALIZED (SELECT ${[`*${own}`, ...cellRows].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
   const cells = (from: string) => cellsOf(from, shape.keys, shape.cellHundredths);
   const plain = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by}`;

@@ -8,10 +8,11 @@ import type { AggregateShape } from './aggregate-shape.ts';
  * is summed as its two 64-bit halves (hi, the whole part of x × 2^36, and lo, the rest below 2^32:
  * both exact, as scaling a double by a power of two and subtracting two that differ by a small
  * whole number are), which DuckDB adds far faster than 128-bit values. The other values (rare)
- * are kept as they are, per group, and summed per lane afterwards, for exact-sum.ts to add.
+ * are read apart, summed per group and lane, for exact-sum.ts to add.
  * Null, zero and non-finite values add nothing.
  */
-const COMMON_LANE = -16;
+/** The common lane's e: a split total t × 2^40 + u (splitSql) is in units of 2^(COMMON_LANE − 52). */
+export const COMMON_LANE = -16;
 const pow2 = (k: string) => `pow(2.0, ${k})`;
 
 /**
@@ -32,6 +33,15 @@ function mantissaSql(x: string, e: string): string {
   return `CAST(${x} * ${pow2(half)} * ${pow2(`(52 - ${e}) - ${half}`)} AS HUGEINT)`;
 }
 
+/** Totals of at least 2^92 in magnitude (t would not be a double exactly) are sent in limbs. */
+const SPLIT_BELOW = '(1::HUGEINT << 92)';
+/**
+ * A common lane's total h (HUGEINT, or null) as two exact doubles: t = h >> 40 (a shift rounds
+ * down) and u = its low 40 bits (never negative), h = t × 2^40 + u. Bit operations: a 128-bit
+ * division cost more than the rest of the statement's last step.
+ */
+const splitSql = (h: string, j: number): [string, string] => [`CAST(${h} >> 40 AS DOUBLE) AS t${j}`, `CAST(${h} & 1099511627775 AS DOUBLE) AS u${j}`];
+
 /** Counts, minima and maxima of the rows. */
 export function statSql(shape: AggregateShape, measureOf: (column: string) => string): string[] {
   return shape.stats.flatMap((s, i) => {
@@ -47,55 +57,70 @@ export const mergedStat = (fn: string, i: number) => `${fn === 'count' ? 'sum' :
 const laneRowSql = (x: string, j: number): [string, string] => [`${commonSql(x)} AS w${j}`, `${x} * CAST(w${j} AS DOUBLE) AS z${j}`];
 
 /**
- * One summed measure's aggregates over rows: count, the non-finite values (f: z is NaN exactly
- * for those), the common lane's integer sum (h) and the group's other finite values (v: rare
- * ones only, so NaN-heavy measures keep no lists). z needs no filter (which costs more than the
- * sum): 0 adds nothing, and a NaN makes no integer (TRY_CAST: null, skipped).
+ * One summed measure's aggregates over rows: its count and the common lane's integer sum (h). z
+ * needs no filter (which costs more than the sum): 0 adds nothing, and a NaN makes no integer
+ * (TRY_CAST: null, skipped). Rare and non-finite values are summed and counted apart.
  */
 function laneSql(x: string, j: number): string[] {
   const hi = `floor(z${j} * ${pow2('36')})`;
   const halves = [`TRY_CAST(${hi} AS BIGINT)`, `TRY_CAST(z${j} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT)`];
-  return [
-    `count(${x})::DOUBLE AS c${j}`,
-    `sum(CAST(isnan(z${j}) AS DOUBLE)) AS f${j}`,
-    `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
-    `list(${x}) FILTER (WHERE NOT w${j} AND isfinite(${x})) AS v${j}`,
-  ];
+  return [`count(${x})::DOUBLE AS c${j}`, `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`];
+}
+
+/**
+ * The values outside the common lane (rare: other finite values, and the non-finite ones), one row
+ * each, from a second read of the rows (r) that keeps only rows holding one: far cheaper than a
+ * list kept in every group. Each with its measure (j) and its lane (l; null when not finite).
+ */
+function rareSql(by: string, measures: string[], cells: (from: string) => string | null): string {
+  const any = measures.map((m) => `NOT ${commonSql(m)}`).join(' OR ');
+  const values = `SELECT ${by}, unnest([${measures.map((_, j) => j).join(', ')}]) AS j, unnest([${measures.map((m) => `CAST(${m} AS DOUBLE)`).join(', ')}]) AS x FROM r WHERE ${any}`;
+  const rare = `SELECT * FROM (${values}) WHERE NOT ${commonSql('x')}`;
+  return `SELECT *, CASE WHEN isfinite(x) THEN ${exponentSql('x')} END AS l FROM (${cells(`(${rare})`) ?? rare})`;
 }
 
 /**
  * Summed measures. The rows are grouped by the keys once (p: through `cells` when a grid's raw
- * cells are turned into cells), each group keeping its rare values; those are summed per lane
- * and listed, one `j:e:m` item per lane (o: at most ~68 per measure), and the groups merged (q).
- * Per measure j: counts, the common lane's sum as one integer (t) at its exponent (a), or, for a
- * group with values in other lanes, every lane in `limbs` (the common one among them);
- * exact-sum.ts adds them exactly and rounds once.
+ * cells are turned into cells, then merged in q). The rare values are read apart (rareSql), summed
+ * per lane and listed, one `j:e:m` item per lane (o: at most ~68 per measure), the non-finite ones
+ * counted. Per measure j: counts, the common lane's sum as two doubles (t, u: splitSql), or, for a group with values in other lanes or a total too large to split, every lane
+ * in `limbs` (the common one among them); exact-sum.ts adds them exactly and rounds once.
  */
 export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
   const by = keys.join(', ');
-  const aggregates = summed.flatMap((m, j) => laneSql(measureOf(m), j));
-  const perRow = summed.map((m, j) => laneRowSql(measureOf(m), j));
+  const measures = summed.map((m) => measureOf(m));
+  const aggregates = measures.flatMap((m, j) => laneSql(m, j));
+  const perRow = measures.map((m, j) => laneRowSql(m, j));
   const rows = `(SELECT *, ${perRow.map((x) => x[1]).join(', ')} FROM (SELECT *, ${perRow.map((x) => x[0]).join(', ')} FROM r))`;
-  const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM ${rows} GROUP BY ${by}`;
+  // nr: the group's rows holding a value outside the common lane (null counts as common); only groups with some are joined with o.
+  const rareRow = `NOT (${perRow.map((_, j) => `coalesce(w${j}, true)`).join(' AND ')})`;
+  const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates, `count(*) FILTER (WHERE ${rareRow}) AS nr`].join(', ')} FROM ${rows} GROUP BY ${by}`;
   const celled = cells(`(${grouped})`);
   const p = `p AS (${celled ?? grouped})`;
-  const rare = summed.map((_, j) => `SELECT ${by}, ${j} AS j, unnest(v${j}) AS x FROM p WHERE v${j} IS NOT NULL`).join(' UNION ALL ');
-  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o FROM (SELECT *, ${exponentSql('x')} AS l FROM (${rare})) GROUP BY ${by}, j, l`;
-  const listed = summed.map((_, j) => `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j}) AS o${j}`);
-  const o = `o AS (SELECT ${[by, ...listed].join(', ')} FROM (${lanes}) GROUP BY ${by})`;
+  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o, count(*) AS k FROM (${rareSql(by, measures, cells)}) GROUP BY ${by}, j, l`;
+  const perLane = summed.flatMap((_, j) => [`string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j} AND l IS NOT NULL) AS o${j}`, `sum(k) FILTER (WHERE j = ${j} AND l IS NULL) AS f${j}`]);
+  const o = `o AS (SELECT ${[by, ...perLane].join(', ')} FROM (${lanes}) GROUP BY ${by})`;
   const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
-  const laneCols = summed.flatMap((_, j) => [`c${j}`, `f${j}`, `h${j}`]);
+  const laneCols = summed.flatMap((_, j) => [`c${j}`, `h${j}`]);
   const statCols = stats.map((i) => `s${i}`);
   // Raw grid cells turned into cells share keys and are merged; other groups of p are the keys'
   // own, and a second GROUP BY of them cost a fifth of an hourly × station statement.
   const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
   const q = celled
-    ? `q AS (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`)].join(', ')} FROM p GROUP BY ${by})`
-    : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols].join(', ')} FROM p)`;
+    ? `q AS (SELECT ${[by, 'sum(n) AS n', ...merging, ...[...laneCols, 'nr'].map((x) => `sum(${x}) AS ${x}`)].join(', ')} FROM p GROUP BY ${by})`
+    : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols, 'nr'].join(', ')} FROM p)`;
   const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
-  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `coalesce(q.f${j}, 0)::DOUBLE AS f${j}`, `${COMMON_LANE} AS a${j}`, `CASE WHEN o${j} IS NULL THEN h${j} END AS t${j}`]);
-  const items = summed.map((_, j) => `CASE WHEN o${j} IS NOT NULL THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
-  const list = `CASE WHEN ${summed.map((_, j) => `o${j} IS NOT NULL`).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
-  const g = `g AS (SELECT ${[...keys.map((k) => `q.${k}`), 'n', ...stats.map((i) => `s${i}`), ...lanesOut, list].join(', ')} FROM q LEFT JOIN o ON ${same})`;
+  // Lane j in limbs: rare values beside it, or a common total too large to send split.
+  const listed = (j: number) => `(o${j} IS NOT NULL OR coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false))`;
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `coalesce(o.f${j}, 0)::DOUBLE AS f${j}`, ...splitSql(`CASE WHEN NOT ${listed(j)} THEN h${j} END`, j)]);
+  const items = summed.map((_, j) => `CASE WHEN ${listed(j)} THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
+  const list = `CASE WHEN ${summed.map((_, j) => listed(j)).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
+  const common = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`h${j}`, j)]);
+  const head = [...keys.map((k) => `q.${k}`), 'n', ...stats.map((i) => `s${i}`)];
+  // Groups without a rare value and totals small enough to split (nearly all) are not joined with
+  // o: a join of every group, with o empty as it nearly always is, cost a quarter of an hourly ×
+  // station statement.
+  const plain = `nr = 0 AND ${summed.map((_, j) => `coalesce(abs(h${j}) < ${SPLIT_BELOW}, true)`).join(' AND ')}`;
+  const g = `g AS (SELECT ${[...head, ...common, 'NULL::VARCHAR AS limbs'].join(', ')} FROM q WHERE ${plain} UNION ALL SELECT ${[...head, ...lanesOut, list].join(', ')} FROM (SELECT * FROM q WHERE NOT (${plain})) AS q LEFT JOIN o ON ${same})`;
   return [p, o, q, g];
 }

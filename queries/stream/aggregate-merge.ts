@@ -5,7 +5,7 @@ import type { AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, type Groups } from './aggregate-groups.ts';
 import { chunkPartials, groupFinisher, type PartialGroup } from './aggregate-rows.ts';
-import type { ExactValue } from './exact-sum.ts';
+import { exactOf, type ExactValue, type LaneTotal } from './exact-sum.ts';
 
 /**
  * Text as DuckDB orders it (bytes of UTF-8, the order of code points): UTF-16 units compare so
@@ -40,7 +40,8 @@ export function compareGroups(a: PartialGroup, b: PartialGroup): number {
 }
 
 /** Exact totals added: the integers aligned on the smaller exponent. */
-function addExact(a: ExactValue, b: ExactValue): ExactValue {
+function addExact(x: LaneTotal, y: LaneTotal): ExactValue {
+  const [a, b] = [exactOf(x), exactOf(y)];
   if (b.scaled === 0n) return a;
   if (a.scaled === 0n) return b;
   const exponent = Math.min(a.exponent, b.exponent);

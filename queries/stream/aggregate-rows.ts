@@ -2,7 +2,9 @@ import type { DuckDBDataChunk, DuckDBValue, DuckDBVector } from '@duckdb/node-ap
 import { cellEdge, type AggregateShape } from '../sql/aggregate-shape.ts';
 import type { AggregateColumns } from '../sql/compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
-import { exactDouble, exactMean, laneTotals, type ExactValue } from './exact-sum.ts';
+import { COMMON_LANE } from '../sql/exact-sum-sql.ts';
+import { columnReader, type ColumnReader } from './vector-reader.ts';
+import { exactDouble, exactMean, laneTotals, splitDouble, splitMean, type ExactValue, type LaneTotal } from './exact-sum.ts';
 
 /** How a column's values are written: a bucket start, text, a whole number or a double. */
 export type AggregateColumnType = 'time' | 'text' | 'integer' | 'double';
@@ -56,11 +58,13 @@ interface Plan {
   b: number;
   /** Per key: its column (text), or its two (grid). */
   keys: number[][];
+  /** The keys' columns in order. */
+  keyColumns: number[];
   n: number;
   /** Per stat: its column (count, minimum, maximum) or, summed, its lane. */
   stats: { column: number; lane: number }[];
-  /** Per lane: non-null count, non-finite count, total, exponent. */
-  lanes: { c: number; f: number; t: number; a: number }[];
+  /** Per lane: non-null count, non-finite count, total (two columns). */
+  lanes: { c: number; f: number; t: number; u: number }[];
   limbs: number;
   lat: number;
   lon: number;
@@ -69,9 +73,9 @@ interface Plan {
 function planOf(index: (name: string) => number, shape: AggregateShape, cols: AggregateColumns): Plan {
   const keys = shape.keys.map((k, i) => (k.kind === 'grid' ? [index(`k${i}x`), index(`k${i}y`)] : [index(`k${i}`)]));
   const stats = shape.stats.map((s, i) => ({ column: 'fn' in s ? index(`s${i}`) : index('n'), lane: 'fn' in s && (s.fn === 'sum' || s.fn === 'mean') ? cols.summed.indexOf(s.column) : -1 }));
-  const lanes = cols.summed.map((_, j) => ({ c: index(`c${j}`), f: index(`f${j}`), t: index(`t${j}`), a: index(`a${j}`) }));
+  const lanes = cols.summed.map((_, j) => ({ c: index(`c${j}`), f: index(`f${j}`), t: index(`t${j}`), u: index(`u${j}`) }));
   const stations = cols.stations ? [index('lat'), index('lon')] : [-1, -1];
-  return { shape, b: index('b'), keys, n: index('n'), stats, lanes, limbs: index('limbs'), lat: stations[0]!, lon: stations[1]! };
+  return { shape, b: index('b'), keys, keyColumns: keys.flat(), n: index('n'), stats, lanes, limbs: index('limbs'), lat: stations[0]!, lon: stations[1]! };
 }
 
 /**
@@ -85,33 +89,61 @@ export interface PartialGroup {
   keys: DuckDBValue[];
   n: number;
   stats: (number | null)[];
-  lanes: { count: number; nonFinite: number; total: ExactValue }[];
+  lanes: { count: number; nonFinite: number; total: LaneTotal }[];
   lat: number | null;
   lon: number | null;
 }
 
-/** A stat's value: DuckDB's for counts, minima and maxima; exact sums and means rounded once here; null over no finite values. */
+/** The exponent of a split total's unit. */
+const SPLIT_EXPONENT = COMMON_LANE - 52;
+
+/**
+ * A sum's or mean's value, rounded once here: null over no value, and with a NaN or an infinity
+ * among the values (the sum is not finite: null on the wire, as any such number). Finite values
+ * past the largest double add up to an infinity, and a mean of tiny negatives can round to -0:
+ * as for minima and maxima.
+ */
+function summedValue(fn: 'sum' | 'mean', count: number, nonFinite: number, total: LaneTotal): number | null {
+  if (count === 0 || nonFinite > 0) return null;
+  if ('scaled' in total) return finiteOrNull(fn === 'sum' ? exactDouble(total) : exactMean(total, count));
+  return finiteOrNull(fn === 'sum' ? splitDouble(total.high, total.low, total.exponent) : splitMean(total.high, total.low, total.exponent, count));
+}
+
+/** A stat's value: DuckDB's for counts, minima and maxima (not finite: null, as every format writes it, and a cached answer kept as JSON could hold nothing else; -0 is 0); exact sums and means rounded once here. */
 function statValue(g: PartialGroup, p: Plan, i: number): number | null {
   const stat = p.shape.stats[i]!;
   if (!('fn' in stat)) return g.n;
   const { lane } = p.stats[i]!;
-  // Not finite: null, as for sums and as every format writes it (a cached answer, kept as JSON, could hold nothing else); -0 is 0.
   if (lane < 0) return finiteOrNull(g.stats[i]!);
   const { count, nonFinite, total } = g.lanes[lane]!;
-  // A NaN or an infinity among the values makes the sum not finite: null on the wire, as any such number.
-  if (count === 0 || nonFinite > 0) return null;
-  // Finite values past the largest double add up to an infinity, and a mean of tiny negatives can round to -0: as for minima and maxima.
-  return finiteOrNull(stat.fn === 'sum' ? exactDouble(total) : exactMean(total, count));
+  return summedValue(stat.fn as 'sum' | 'mean', count, nonFinite, total);
 }
 
-/** Each lane's exact total: one integer at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
-function totalsOf(at: At, p: Plan): ExactValue[] {
-  const limbs = (at(p.limbs) as string | null | undefined) ?? null;
-  const listed = limbs === null ? null : laneTotals(limbs, p.lanes.length);
+/** statValue read from a result row itself, with no partial group built (the limbs' totals read once a row, if any). */
+function statAt(at: At, p: Plan, i: number, listed: ExactValue[] | null): number | null {
+  const stat = p.shape.stats[i]!;
+  if (!('fn' in stat)) return Number(at(p.n));
+  const { column, lane } = p.stats[i]!;
+  if (lane < 0) return finiteOrNull(num(at(column)));
+  const l = p.lanes[lane]!;
+  const high = at(l.t);
+  const total = high === null || high === undefined ? (listed?.[lane] ?? NO_TOTAL) : { high: high as number, low: at(l.u) as number, exponent: SPLIT_EXPONENT };
+  return summedValue(stat.fn as 'sum' | 'mean', Number(at(l.c)), Number(at(l.f)), total);
+}
+
+/** Each lane's exact total: split in two doubles at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
+function totalsOf(at: At, p: Plan): LaneTotal[] {
+  const listed = listedOf(at, p);
   return p.lanes.map((lane, j) => {
-    const t = at(lane.t);
-    return t === null || t === undefined ? (listed?.[j] ?? NO_TOTAL) : { scaled: t as bigint, exponent: Number(at(lane.a)) - 52 };
+    const high = at(lane.t);
+    return high === null || high === undefined ? (listed?.[j] ?? NO_TOTAL) : { high: high as number, low: at(lane.u) as number, exponent: SPLIT_EXPONENT };
   });
+}
+
+/** The lanes' totals from a row's limbs; null without limbs (nearly every group). */
+function listedOf(at: At, p: Plan): ExactValue[] | null {
+  const limbs = (at(p.limbs) as string | null | undefined) ?? null;
+  return limbs === null ? null : laneTotals(limbs, p.lanes.length);
 }
 
 function readPartial(at: At, p: Plan): PartialGroup {
@@ -123,28 +155,35 @@ function readPartial(at: At, p: Plan): PartialGroup {
   return { bucket: at(p.b) as bigint, keys, n: Number(at(p.n)), stats, lanes, lat: num(at(p.lat)), lon: num(at(p.lon)) };
 }
 
-function finishGroup(g: PartialGroup, p: Plan): AggregateRow {
-  const values: AggregateRow['values'] = [g.bucket];
+/** A group's values and geometry from its bucket, keys (the k-th key column's value), stats (the i-th's value) and station point. */
+function groupOf(p: Plan, bucket: Instant, key: (k: number) => DuckDBValue | undefined, stat: (i: number) => number | null, lat: number | null, lon: number | null): AggregateRow {
+  const values: AggregateRow['values'] = [bucket];
   let geometry: AggregateGeometry = null;
   let k = 0;
   for (const columns of p.keys) {
     if (columns.length === 1) {
-      const key = g.keys[k++];
-      values.push(key === null || key === undefined ? null : typeof key === 'string' ? key : String(key));
+      const v = key(k++);
+      values.push(v === null || v === undefined ? null : typeof v === 'string' ? v : String(v));
       continue;
     }
-    const [x, y] = [num(g.keys[k++]), num(g.keys[k++])];
+    const [x, y] = [num(key(k++)), num(key(k++))];
     const c = p.shape.cellHundredths!;
     values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   }
-  for (let i = 0; i < p.stats.length; i++) values.push(statValue(g, p, i));
-  const { lat, lon } = g;
+  for (let i = 0; i < p.stats.length; i++) values.push(stat(i));
   if (lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
 }
 
-const readRow = (at: At, p: Plan): AggregateRow => finishGroup(readPartial(at, p), p);
+const finishGroup = (g: PartialGroup, p: Plan): AggregateRow =>
+  groupOf(p, g.bucket, (k) => g.keys[k], (i) => statValue(g, p, i), g.lat, g.lon);
+
+/** A result row as a group, read straight from its columns: no partial group built (the garbage of millions of groups). */
+function readRow(at: At, p: Plan): AggregateRow {
+  const listed = p.lanes.length ? listedOf(at, p) : null;
+  return groupOf(p, at(p.b) as bigint, (k) => at(p.keyColumns[k]!), (i) => statAt(at, p, i, listed), num(at(p.lat)), num(at(p.lon)));
+}
 
 /** Turns merged partial groups of compileAggregate's results into groups (the plan needs no result: only the shape). */
 export function groupFinisher(shape: AggregateShape, cols: AggregateColumns): (g: PartialGroup) => AggregateRow {
@@ -163,10 +202,10 @@ export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: Agg
 function visitorOf<T>(names: readonly string[], shape: AggregateShape, cols: AggregateColumns, read: (at: At, p: Plan) => T): (chunk: DuckDBDataChunk, visit: (row: T) => void) => void {
   const p = planOf((name) => names.indexOf(name), shape, cols);
   return (chunk, visit) => {
-    const vectors: (DuckDBVector | undefined)[] = [];
+    const columns: (ColumnReader | undefined)[] = [];
     // One reader per chunk, moved from row to row: no function made per row.
     let at = 0;
-    const value: At = (j) => (j < 0 ? undefined : (vectors[j] ??= chunk.getColumnVector(j)).getItem(at));
+    const value: At = (j) => (j < 0 ? undefined : (columns[j] ??= columnReader(chunk.getColumnVector(j)))(at));
     for (const count = chunk.rowCount; at < count; at++) visit(read(value, p));
   };
 }

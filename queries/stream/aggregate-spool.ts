@@ -103,18 +103,17 @@ export class Spool {
  * ends. A read that ends short of the count (the client library ends a failed stream as if it had
  * finished) throws: never a part that lacks groups.
  */
-export async function spoolPart(c: DuckDBConnection, q: { statement: Compiled; lanes: number }, spool: Spool, columns: readonly AggregateColumn[], read: ChunkVisitor): Promise<SpooledPart> {
+export async function spoolPart(c: DuckDBConnection, statement: Compiled, spool: Spool, columns: readonly AggregateColumn[], read: ChunkVisitor): Promise<SpooledPart> {
   const parquet = spool.file('part.parquet');
   const file = quoteFilePath(parquet, spool.place.dir, 'TEMP_DIR');
-  // Parquet has no 128-bit integer (DuckDB would write a lane's total as a double): it goes as a DECIMAL(38,0), exactly, and comes back as it was.
-  const totals = (type: string) => (q.lanes === 0 ? '*' : `* REPLACE (${Array.from({ length: q.lanes }, (_, j) => `CAST(t${j} AS ${type}) AS t${j}`).join(', ')})`);
   let size = 0;
   try {
     // Inside the try: a COPY interrupted after DuckDB created its file leaves none.
-    const copied = await c.run(`COPY (SELECT ${totals('DECIMAL(38,0)')} FROM (${q.statement.sql})) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, q.statement.params);
+    // Every column has a Parquet type (a lane's total comes as two doubles): the groups come back as they were.
+    const copied = await c.run(`COPY (${statement.sql}) TO ${file} (FORMAT parquet, COMPRESSION uncompressed)`, statement.params);
     spool.created(parquet);
     spool.grow((size = (await stat(parquet)).size));
-    const result = await c.stream(`SELECT ${totals('HUGEINT')} FROM read_parquet(${file})`);
+    const result = await c.stream(`SELECT * FROM read_parquet(${file})`);
     const part = await spoolChunks(result.columnNames(), () => result.fetchChunk(), spool, columns, read);
     if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
     return part;

@@ -119,7 +119,7 @@ function statementOf(q: SpooledQuery, w: Window): Compiled | null {
 /** One window's groups into the spool (null: no file in it). */
 async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w: Window): Promise<SpooledPart | null> {
   const statement = statementOf(q, w);
-  return statement && spoolPart(c, { statement, lanes: q.cols.summed.length }, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
+  return statement && spoolPart(c, statement, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
 }
 
 /**

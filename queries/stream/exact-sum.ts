@@ -11,6 +11,26 @@ export interface ExactValue {
   exponent: number;
 }
 
+/**
+ * An exact binary value as the engine sends a common lane's total: (`high` × 2^40 + `low`) ×
+ * 2^`exponent`, both whole numbers and doubles exactly (|high| < 2^52, 0 ≤ low < 2^40). Rounded
+ * with a few double operations, no bigint.
+ */
+export interface SplitValue {
+  high: number;
+  low: number;
+  exponent: number;
+}
+
+/** A lane's total, either way. */
+export type LaneTotal = ExactValue | SplitValue;
+
+const TWO_40 = 2 ** 40;
+
+/** A total as one integer (what totals are added as). */
+export const exactOf = (v: LaneTotal): ExactValue => ('scaled' in v ? v : { scaled: BigInt(v.high) * BigInt(TWO_40) + BigInt(v.low), exponent: v.exponent });
+
+
 const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
 
 /** The exact total of each lane from the `lane:e:sum` items of a group's limbs (absent lanes are zero). */
@@ -46,7 +66,10 @@ function bitLength(n: bigint): number {
 }
 
 /** 2^e as a double, for e in [−1074, 1023] exactly (and Infinity above). */
-const pow2 = (e: number): number => (e < -1022 ? 2 ** (e + 100) / 2 ** 100 : 2 ** e);
+const pow2Of = (e: number): number => (e < -1022 ? 2 ** (e + 100) / 2 ** 100 : 2 ** e);
+/** 2^e for every e a double reaches, looked up: `**` is a call into the runtime, once per value here. */
+const POW2 = Float64Array.from({ length: 2098 }, (_, i) => pow2Of(i - 1074));
+const pow2 = (e: number): number => (e >= -1074 && e <= 1023 ? POW2[e + 1074]! : pow2Of(e));
 
 /** The double nearest to (num / den) × 2^exp2, ties to even; den > 0. */
 export function roundRational(num: bigint, den: bigint, exp2: number): number {
@@ -75,9 +98,21 @@ export function roundRational(num: bigint, den: bigint, exp2: number): number {
 
 /**
  * The correctly rounded value of an exact total. Number() of a bigint rounds to nearest, ties to
- * even, and a power of two scales a double exactly while the result stays normal: one rounding.
+ * even (as one addition of a split total's two doubles does), and a power of two scales a double
+ * exactly while the result stays normal: one rounding.
  */
-export function exactDouble(v: ExactValue): number {
+export function exactDouble(total: LaneTotal): number {
+  return 'scaled' in total ? bigDouble(total) : splitDouble(total.high, total.low, total.exponent);
+}
+
+/** exactDouble of a split total: its nearest double is one addition. */
+export function splitDouble(high: number, low: number, exponent: number): number {
+  const quick = (high * TWO_40 + low) * pow2(Math.max(-1074, Math.min(1023, exponent)));
+  const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && exponent >= -1074 && exponent <= 1023;
+  return normal || (high === 0 && low === 0) ? quick + 0 : bigDouble(exactOf({ high, low, exponent }));
+}
+
+function bigDouble(v: ExactValue): number {
   const quick = Number(v.scaled) * pow2(Math.max(-1074, Math.min(1023, v.exponent)));
   const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
   return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
@@ -94,22 +129,48 @@ const EXACT_BELOW = 2n ** 53n;
  * subnormals and rounds to one of them: it, like every other case (more bits, a subnormal or
  * infinite result), is rounded from integers.
  */
-export function exactMean(v: ExactValue, count: number): number {
-  const t = v.scaled;
-  if (v.exponent >= -1074 && v.exponent <= 1023) {
-    const m = t < EXACT_BELOW && t > -EXACT_BELOW ? Number(t) / count : wideQuotient(t, count);
-    const quick = m === null ? Infinity : m * pow2(v.exponent);
+export function exactMean(total: LaneTotal, count: number): number {
+  if (!('scaled' in total)) return splitMean(total.high, total.low, total.exponent, count);
+  const m = total.exponent >= -1074 && total.exponent <= 1023 ? bigQuotient(total.scaled, count) : null;
+  return meanOf(m, total, count);
+}
+
+/** The mean from the quotient m of the total's integer by the count (null: none rounded), else from integers. */
+function meanOf(m: number | null, total: LaneTotal, count: number): number {
+  const quick = m === null ? Infinity : m * pow2(total.exponent);
+  if (Number.isFinite(quick) && Math.abs(quick) > 2 ** -1022) return quick;
+  const v = exactOf(total);
+  return roundRational(v.scaled, BigInt(count), v.exponent);
+}
+
+/**
+ * exactMean of a split total: its nearest double s is one addition, the exact rest Knuth's
+ * two-sum; s ÷ count is one division when s is the total exactly (rest 0, below 2^53), else
+ * rounded from s and the rest as wideQuotient does.
+ */
+export function splitMean(high: number, low: number, exponent: number, count: number): number {
+  const a = high * TWO_40;
+  const s = a + low;
+  const b = s - a;
+  const rest = a - (s - b) + (low - b);
+  const m = exponent < -1074 || exponent > 1023 ? null : rest === 0 && Math.abs(s) < 2 ** 53 ? s / count : pairQuotient(s, rest, count);
+  if (m !== null) {
+    const quick = m * pow2(exponent);
     if (Number.isFinite(quick) && Math.abs(quick) > 2 ** -1022) return quick;
   }
-  return roundRational(t, BigInt(count), v.exponent);
+  return meanOf(null, { high, low, exponent }, count);
 }
+
+/** t ÷ n rounded once, or null (roundRational then). */
+const bigQuotient = (t: bigint, n: number): number | null => (t < EXACT_BELOW && t > -EXACT_BELOW ? Number(t) / n : wideQuotient(t, n));
+
 
 const BITS_F64 = new Float64Array(1);
 const BITS_U32 = new Uint32Array(BITS_F64.buffer);
 BITS_F64[0] = 1;
 if (BITS_U32[1] !== 0x3ff00000) throw new Error('exact-sum.ts reads a double as two little-endian 32-bit words');
 /** The step between normal doubles of each biased exponent: 2^(biased − 1075). */
-const STEPS = Array.from({ length: 2047 }, (_, biased) => pow2(biased - 1075));
+const STEPS = Array.from({ length: 2047 }, (_, biased) => pow2Of(biased - 1075));
 
 /**
  * The double nearest to t ÷ n (ties to even) for 2^53 ≤ |t| < 2^99 and n < 2^40, with two
@@ -121,9 +182,14 @@ const STEPS = Array.from({ length: 2047 }, (_, biased) => pow2(biased - 1075));
  */
 function wideQuotient(t: bigint, n: number): number | null {
   const signed = Number(t);
+  return Math.abs(signed) >= 2 ** 99 ? null : pairQuotient(signed, Number(t - BigInt(signed)), n);
+}
+
+/** wideQuotient of t given as `signed`, the double nearest to it, and the exact rest t − signed. */
+function pairQuotient(signed: number, rest: number, n: number): number | null {
   const hi = Math.abs(signed);
   if (hi >= 2 ** 99 || n >= 2 ** 40) return null;
-  const lo = Number(t - BigInt(signed)) * Math.sign(signed);
+  const lo = rest * Math.sign(signed);
   const q = hi / n;
   // q·n exactly as p + pe: Dekker's product of Veltkamp halves (2^27 + 1), inline (no pair built per call).
   const p = q * n;

@@ -75,6 +75,24 @@ describe('exact sums across the lanes', () => {
       expect(group!.values.slice(1)).toEqual([xs.length, exactSum(xs), exactMean(xs)]);
     }
   });
+
+  it('rounds a common-lane total past 2^92 from its integer: its last bits decide, and two doubles would not hold them', async () => {
+    // In units of 2^−68: 2^95 + 2^68 + 2^53 + 2^42 + 2. Past the last kept bit (2^43) lies 2^42 + 2: just over half, so the
+    // sum rounds up; the total's upper part (h >> 40) as one double would lose its last 4, and the sum round down.
+    const xs = [...Array.from({ length: 2048 }, () => 65536), 1 + 2 ** -26, 2 ** -15 + 2 ** -67];
+    const dir = await tempDir();
+    for (const [n, sign] of [1, -1].entries()) {
+      const values = xs.map((x) => sign * x);
+      const file = path.join(dir, `hotspots/date=2025-08-01/big${n}.parquet`);
+      await writeParquet(file, hotspots, values.map((frp, i) => hotspot(`b${n}-${i}`, '2025-08-01T10:00:00Z', { frp })));
+      const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+      const q = compileAggregate(query);
+      const result = await c.run(q.sql, q.params);
+      const [group] = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0));
+      expect(exactSum(values)).not.toBe(sign * (2048 * 65536 + 1 + 2 ** -26));
+      expect(group!.values.slice(1)).toEqual([values.length, exactSum(values), exactMean(values)]);
+    }
+  });
 });
 
 describe('sums over values that are not numbers', () => {

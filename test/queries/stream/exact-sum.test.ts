@@ -2,7 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { col } from '../../../datasets/index.ts';
 import { jsonText, numberText } from '../../../queries/sql/sql.ts';
-import { exactDouble, exactMean as meanOfTotal, laneTotals, roundRational } from '../../../queries/stream/exact-sum.ts';
+import { exactDouble, exactMean as meanOfTotal, laneTotals, roundRational, type LaneTotal } from '../../../queries/stream/exact-sum.ts';
 import { csvNumber, jsonNumber } from '../../../queries/stream/number-text.ts';
 import { exactMean, exactSum, plainSum } from '../../helpers/exact.ts';
 
@@ -103,25 +103,35 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
   // The common lane's exponent, and the edges of the normal, subnormal and overflowing ranges.
   const EXPONENTS = [-68, -52, 0, 30, -1074, -1075, -1080, -1073, -1072, -1071, -1060, -1022, -1030, -1040, -1100, 960, 970, 1000, 1023, 1024];
 
-  it('equals roundRational, bit for bit, over random and edge totals, counts and exponents', () => {
-    let compared = 0;
+  /** t as one integer, and (below 2^92 in magnitude) as the engine splits it: t >> 40 and its low 40 bits, two doubles. */
+  const forms = (t: bigint, exponent: number): LaneTotal[] =>
+    t < 2n ** 92n && t > -(2n ** 92n) ? [{ scaled: t, exponent }, { high: Number(t >> 40n), low: Number(t & (2n ** 40n - 1n)), exponent }] : [{ scaled: t, exponent }];
+
+  it('equals roundRational, bit for bit, over random and edge totals, counts and exponents, as one integer or split in two doubles', () => {
+    let [compared, split] = [0, 0];
     for (const t of totals(27, 4000)) {
-      for (const n of COUNTS) {
-        for (const e of EXPONENTS) {
-          const got = meanOfTotal({ scaled: t, exponent: e }, n);
-          const want = roundRational(t, BigInt(n), e);
-          if (!Object.is(got, want)) expect({ t, n, e, got }).toEqual({ t, n, e, got: want });
-          compared++;
+      for (const e of EXPONENTS) {
+        for (const total of forms(t, e)) {
+          if ('high' in total) split++;
+          const sum = exactDouble(total);
+          if (!Object.is(sum, roundRational(t, 1n, e))) expect({ t, e, total, sum }).toEqual({ t, e, total, sum: roundRational(t, 1n, e) });
+          for (const n of COUNTS) {
+            const got = meanOfTotal(total, n);
+            const want = roundRational(t, BigInt(n), e);
+            if (!Object.is(got, want)) expect({ t, n, e, total, got }).toEqual({ t, n, e, total, got: want });
+            compared++;
+          }
         }
       }
     }
-    expect(compared).toBe(4000 * COUNTS.length * EXPONENTS.length);
+    expect(split).toBeGreaterThan(3000 * EXPONENTS.length);
+    expect(compared).toBe((4000 * EXPONENTS.length + split) * COUNTS.length);
   });
 
   it('equals roundRational on totals past 53 bits whose mean is a midpoint between two doubles, or a step either side of one', () => {
     let s = 7;
     const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s / 2 ** 32);
-    let compared = 0;
+    let [compared, split] = [0, 0];
     for (let i = 0; i < 3000; i++) {
       // A quotient with 54 significant bits, the last one set: exactly halfway between two doubles (or a power of two: the step below is half the step above).
       const mantissa = i % 10 === 0 ? 2n ** 53n : (BigInt(Math.floor(next() * 2 ** 26)) * 2n ** 27n + BigInt(Math.floor(next() * 2 ** 27))) | (2n ** 53n) | 1n;
@@ -130,23 +140,29 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
       for (const k of [-2n, -1n, 0n, 1n, 2n]) {
         for (const sign of [1n, -1n]) {
           const t = sign * ((mantissa * n) << shift) + k;
-          const got = meanOfTotal({ scaled: t, exponent: -68 }, Number(n));
           const want = roundRational(t, n, -68);
-          if (!Object.is(got, want)) expect({ t, n, got }).toEqual({ t, n, got: want });
-          compared++;
+          for (const total of forms(t, -68)) {
+            const got = meanOfTotal(total, Number(n));
+            if (!Object.is(got, want)) expect({ t, n, total, got }).toEqual({ t, n, total, got: want });
+            if ('high' in total) split++;
+            compared++;
+          }
         }
       }
     }
-    expect(compared).toBe(30000);
+    expect(split).toBeGreaterThan(5000);
+    expect(compared).toBe(30000 + split);
     // Just below a power of two the step down is half the step up: totals n·2^(53+s) − j around that midpoint.
     for (let shift = 0n; shift < 24n; shift++) {
       for (const n of [2n, 3n, 5n, 7n, 10n, 1000n]) {
         for (let m = 0n; m <= 60n; m++) {
           for (const j of [(m * n << shift) / 20n - 1n, (m * n << shift) / 20n, (m * n << shift) / 20n + 1n]) {
             const t = (n << (53n + shift)) - j;
-            const got = meanOfTotal({ scaled: t, exponent: -68 }, Number(n));
             const want = roundRational(t, n, -68);
-            if (!Object.is(got, want)) expect({ t, n, got }).toEqual({ t, n, got: want });
+            for (const total of forms(t, -68)) {
+              const got = meanOfTotal(total, Number(n));
+              if (!Object.is(got, want)) expect({ t, n, total, got }).toEqual({ t, n, total, got: want });
+            }
           }
         }
       }
