@@ -2,7 +2,7 @@ import type { WireMeta } from '../../shared/wire.ts';
 import { formatInstant } from '../instant.ts';
 import type { Groups } from './aggregate-groups.ts';
 import type { AggregateColumn, AggregateGeometry, AggregateRow } from './aggregate-rows.ts';
-import { csvNumber, jsonNumber, spelled } from './number-text.ts';
+import { countText, csvNumber, jsonNumber } from './number-text.ts';
 
 /** How an aggregate's groups are written as text: before them, each group, between and after them. */
 export interface AggregateText {
@@ -24,7 +24,7 @@ type Time = (t: bigint) => string;
 const CSV_VALUE: Record<AggregateColumn['type'], (v: AggregateRow['values'][number], time: Time) => string> = {
   time: (v, time) => time(v as bigint),
   text: (v) => csvText(v as string),
-  integer: (v) => (typeof v === 'number' ? spelled(v) : String(v)),
+  integer: (v) => (typeof v === 'number' ? countText(v) : String(v)),
   double: (v) => csvNumber(v as number) ?? '',
 };
 
@@ -32,7 +32,7 @@ const CSV_VALUE: Record<AggregateColumn['type'], (v: AggregateRow['values'][numb
 const JSON_VALUE: Record<AggregateColumn['type'], (v: AggregateRow['values'][number], time: Time) => string> = {
   time: (v, time) => `"${time(v as bigint)}"`,
   text: (v) => JSON.stringify(v),
-  integer: (v) => (typeof v === 'number' ? spelled(v) : String(v)),
+  integer: (v) => (typeof v === 'number' ? countText(v) : String(v)),
   double: (v) => jsonNumber(v as number),
 };
 

@@ -14,6 +14,12 @@ const integral = (x: number): boolean => x === Math.trunc(x) && Math.abs(x) < 1e
  */
 export const spelled = (x: number): string => JSON.stringify(x);
 
+/** The spellings of 0 to 4095: the counts of most groups, spelled once. */
+const SMALL = Array.from({ length: 4096 }, (_, i) => spelled(i));
+
+/** A whole number's spelling (a count), the small ones looked up. */
+export const countText = (x: number): string => (x >= 0 && x < SMALL.length && Number.isInteger(x) ? SMALL[x]! : spelled(x));
+
 /** Sign, shortest significant digits and decimal exponent of a finite non-zero double. */
 function shortest(x: number): { sign: string; digits: string; exponent: number } {
   const [mantissa, exponent] = Math.abs(x).toExponential().split('e') as [string, string];
