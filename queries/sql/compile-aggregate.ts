@@ -78,8 +78,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const cellRows = keys.flatMap((k) => k.row);
   const scratch = keys.flatMap((k) => k.scratch);
   const own = scratch.length ? ` EXCLUDE (${scratch.join(', ')})` : '';
-  // Read twice when sums are exact (exact-sum-sql.ts: the rare values apart): never held whole.
-  const r = `r AS NOT MATERIALIZED (SELECT ${[`*${own}`, ...cellRows].join(', ')} FROM (${rows}))`;
+  const r = `r AS (SELECT ${[`*${own}`, ...cellRows].join(', ')} FROM (${rows}))`;
   const by = ['b', ...cols.keys].join(', ');
   const cells = (from: string) => cellsOf(from, shape.keys, shape.cellHundredths);
   const plain = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf)].join(', ')} FROM r GROUP BY ${by}`;

@@ -57,34 +57,35 @@ export const mergedStat = (fn: string, i: number) => `${fn === 'count' ? 'sum' :
 const laneRowSql = (x: string, j: number): [string, string] => [`${commonSql(x)} AS w${j}`, `${x} * CAST(w${j} AS DOUBLE) AS z${j}`];
 
 /**
- * One summed measure's aggregates over rows: its count and the common lane's integer sum (h). z
- * needs no filter (which costs more than the sum): 0 adds nothing, and a NaN makes no integer
- * (TRY_CAST: null, skipped). Rare and non-finite values are summed and counted apart.
+ * One summed measure's aggregates over rows: its count, its finite values' count (d: the rest are
+ * not finite), the common lane's integer sum (h) and the group's other finite values (v: rare ones
+ * only, so NaN-heavy measures keep no lists). z needs no filter (which costs more than the sum): 0
+ * adds nothing, and a NaN makes no integer (TRY_CAST: null, skipped, and not counted in d).
  */
 function laneSql(x: string, j: number): string[] {
   const hi = `floor(z${j} * ${pow2('36')})`;
   const halves = [`TRY_CAST(${hi} AS BIGINT)`, `TRY_CAST(z${j} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT)`];
-  return [`count(${x})::DOUBLE AS c${j}`, `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`];
+  return [
+    `count(${x})::DOUBLE AS c${j}`,
+    `count(${halves[0]})::DOUBLE AS d${j}`,
+    `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
+    `list(${x}) FILTER (WHERE NOT w${j} AND isfinite(${x})) AS v${j}`,
+  ];
 }
 
-/**
- * The values outside the common lane (rare: other finite values, and the non-finite ones), one row
- * each, from a second read of the rows (r) that keeps only rows holding one: far cheaper than a
- * list kept in every group. Each with its measure (j) and its lane (l; null when not finite).
- */
-function rareSql(by: string, measures: string[], cells: (from: string) => string | null): string {
-  const any = measures.map((m) => `NOT ${commonSql(m)}`).join(' OR ');
-  const values = `SELECT ${by}, unnest([${measures.map((_, j) => j).join(', ')}]) AS j, unnest([${measures.map((m) => `CAST(${m} AS DOUBLE)`).join(', ')}]) AS x FROM r WHERE ${any}`;
-  const rare = `SELECT * FROM (${values}) WHERE NOT ${commonSql('x')}`;
-  return `SELECT *, CASE WHEN isfinite(x) THEN ${exponentSql('x')} END AS l FROM (${cells(`(${rare})`) ?? rare})`;
+/** The rare values, one row each from p's lists, with their measure (j) and lane (l). */
+function rareSql(by: string, measures: string[]): string {
+  const rare = measures.map((_, j) => `SELECT ${by}, ${j} AS j, unnest(v${j}) AS x FROM p WHERE v${j} IS NOT NULL`).join(' UNION ALL ');
+  return `SELECT *, ${exponentSql('x')} AS l FROM (${rare})`;
 }
 
 /**
  * Summed measures. The rows are grouped by the keys once (p: through `cells` when a grid's raw
- * cells are turned into cells, then merged in q). The rare values are read apart (rareSql), summed
- * per lane and listed, one `j:e:m` item per lane (o: at most ~68 per measure), the non-finite ones
- * counted. Per measure j: counts, the common lane's sum as two doubles (t, u: splitSql), or, for a group with values in other lanes or a total too large to split, every lane
- * in `limbs` (the common one among them); exact-sum.ts adds them exactly and rounds once.
+ * cells are turned into cells, then merged in q). The rare values (rareSql) are summed per lane
+ * and listed, one `j:e:m` item per lane (o: at most ~68 per measure), the non-finite ones counted.
+ * Per measure j: counts, the common lane's sum as two doubles (t, u: splitSql), or, for a group
+ * with values in other lanes or a total too large to split, every lane in `limbs` (the common one
+ * among them); exact-sum.ts adds them exactly and rounds once.
  */
 export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
   const by = keys.join(', ');
@@ -92,27 +93,25 @@ export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf
   const aggregates = measures.flatMap((m, j) => laneSql(m, j));
   const perRow = measures.map((m, j) => laneRowSql(m, j));
   const rows = `(SELECT *, ${perRow.map((x) => x[1]).join(', ')} FROM (SELECT *, ${perRow.map((x) => x[0]).join(', ')} FROM r))`;
-  // nr: the group's rows holding a value outside the common lane (null counts as common); only groups with some are joined with o.
-  const rareRow = `NOT (${perRow.map((_, j) => `coalesce(w${j}, true)`).join(' AND ')})`;
-  const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates, `count(*) FILTER (WHERE ${rareRow}) AS nr`].join(', ')} FROM ${rows} GROUP BY ${by}`;
+  const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...aggregates].join(', ')} FROM ${rows} GROUP BY ${by}`;
   const celled = cells(`(${grouped})`);
   const p = `p AS (${celled ?? grouped})`;
-  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o, count(*) AS k FROM (${rareSql(by, measures, cells)}) GROUP BY ${by}, j, l`;
-  const perLane = summed.flatMap((_, j) => [`string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j} AND l IS NOT NULL) AS o${j}`, `sum(k) FILTER (WHERE j = ${j} AND l IS NULL) AS f${j}`]);
+  const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o FROM (${rareSql(by, measures)}) GROUP BY ${by}, j, l`;
+  const perLane = summed.map((_, j) => `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j}) AS o${j}`);
   const o = `o AS (SELECT ${[by, ...perLane].join(', ')} FROM (${lanes}) GROUP BY ${by})`;
   const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
-  const laneCols = summed.flatMap((_, j) => [`c${j}`, `h${j}`]);
+  const laneCols = summed.flatMap((_, j) => [`c${j}`, `d${j}`, `h${j}`]);
   const statCols = stats.map((i) => `s${i}`);
   // Raw grid cells turned into cells share keys and are merged; other groups of p are the keys'
   // own, and a second GROUP BY of them cost a fifth of an hourly × station statement.
   const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
   const q = celled
-    ? `q AS (SELECT ${[by, 'sum(n) AS n', ...merging, ...[...laneCols, 'nr'].map((x) => `sum(${x}) AS ${x}`)].join(', ')} FROM p GROUP BY ${by})`
-    : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols, 'nr'].join(', ')} FROM p)`;
+    ? `q AS (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`), ...summed.map((_, j) => `bool_or(v${j} IS NOT NULL) AS e${j}`)].join(', ')} FROM p GROUP BY ${by})`
+    : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols, ...summed.map((_, j) => `v${j} IS NOT NULL AS e${j}`)].join(', ')} FROM p)`;
   const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
   // Lane j in limbs: rare values beside it, or a common total too large to send split.
   const listed = (j: number) => `(o${j} IS NOT NULL OR coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false))`;
-  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `coalesce(o.f${j}, 0)::DOUBLE AS f${j}`, ...splitSql(`CASE WHEN NOT ${listed(j)} THEN h${j} END`, j)]);
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `c${j} - d${j} AS f${j}`, ...splitSql(`CASE WHEN NOT ${listed(j)} THEN h${j} END`, j)]);
   const items = summed.map((_, j) => `CASE WHEN ${listed(j)} THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
   const list = `CASE WHEN ${summed.map((_, j) => listed(j)).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
   const common = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`h${j}`, j)]);
@@ -120,7 +119,8 @@ export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf
   // Groups without a rare value and totals small enough to split (nearly all) are not joined with
   // o: a join of every group, with o empty as it nearly always is, cost a quarter of an hourly ×
   // station statement.
-  const plain = `nr = 0 AND ${summed.map((_, j) => `coalesce(abs(h${j}) < ${SPLIT_BELOW}, true)`).join(' AND ')}`;
+  // e: the group has rare values; c − d: it has non-finite ones.
+  const plain = summed.map((_, j) => `NOT e${j} AND c${j} = d${j} AND coalesce(abs(h${j}) < ${SPLIT_BELOW}, true)`).join(' AND ');
   const g = `g AS (SELECT ${[...head, ...common, 'NULL::VARCHAR AS limbs'].join(', ')} FROM q WHERE ${plain} UNION ALL SELECT ${[...head, ...lanesOut, list].join(', ')} FROM (SELECT * FROM q WHERE NOT (${plain})) AS q LEFT JOIN o ON ${same})`;
   return [p, o, q, g];
 }
