@@ -36,6 +36,9 @@ let cut: TestServer;
 let tiny: TestServer;
 /** The aggregate cache on, each entry room for the grid's groups. */
 let kept: TestServer;
+/** A limit just below one day's groups (the first part's statement stops past the limit: just below, the answer still looks large enough to spool). */
+let firstCut: TestServer;
+const FIRST_LIMIT = DAY_ROWS - 1000;
 beforeAll(async () => {
   dir = await tempDir();
   for (const day of DAYS) {
@@ -55,6 +58,7 @@ beforeAll(async () => {
   // Two days' groups fit under the limit, three do not.
   cut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(2 * DAY_ROWS + 1) });
   tiny = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '1' });
+  firstCut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(FIRST_LIMIT) });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -62,6 +66,7 @@ afterAll(async () => {
   await cut?.close();
   await tiny?.close();
   await kept?.close();
+  await firstCut?.close();
 });
 
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
@@ -136,6 +141,21 @@ describe('an aggregate of many groups, spooled', () => {
     expect([rest.headers.get('x-returned'), rest.headers.get('x-truncated')]).toEqual([String(DAY_ROWS), 'false']);
     expect(csvRows(rest.body)).toBe(csvRows(days[2]!.body));
     expect(await spoolFiles()).toEqual([]);
+  });
+
+  it('is cut inside a first day that alone is past the limit: its first groups, and no next page', async () => {
+    /** The first `n` lines of `body` (a CSV's rows or a GeoJSON's features: each ends its line). */
+    const lines = (body: string, n: number) => body.split('\n').slice(0, n).join('\n') + '\n';
+    for (const format of ['&format=csv', '']) {
+      const first = await text(firstCut, `/api/v1/hotspots/aggregate?${WINDOW}${GRID}${format}`);
+      expect([first.headers.get('x-returned'), first.headers.get('x-truncated')]).toEqual([String(FIRST_LIMIT), 'true']);
+      const day = (await text(server, `/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-02${GRID}${format}`)).body;
+      if (format) expect(csvRows(first.body)).toBe(lines(csvRows(day), FIRST_LIMIT));
+      else expect(features(first.body)).toBe(lines(features(day), FIRST_LIMIT));
+      expect(first.headers.get('x-next-from')).toBeNull();
+      if (!format) expect((JSON.parse(first.body) as { meta: { next: unknown } }).meta.next).toBeNull();
+    }
+    expect(await openSpools()).toEqual([]);
   });
 
   it('removes its temp files and gives their space back when the client hangs up mid-body', async () => {
