@@ -8,10 +8,10 @@ import type { AggregateShape } from './aggregate-shape.ts';
  * is summed as its two 64-bit halves (hi, the whole part of x × 2^36, and lo, the rest below 2^32:
  * both exact, as scaling a double by a power of two and subtracting two that differ by a small
  * whole number are), which DuckDB adds far faster than 128-bit values. The other values (rare)
- * are read apart, summed per group and lane, for exact-sum.ts to add.
- * Null, zero and non-finite values add nothing.
+ * are kept per group, summed per lane afterwards, for exact-sum.ts to add. Null, zero and
+ * non-finite values add nothing. COMMON_LANE is that lane's e: a split total t × 2^40 + u
+ * (splitSql) is in units of 2^(COMMON_LANE − 52).
  */
-/** The common lane's e: a split total t × 2^40 + u (splitSql) is in units of 2^(COMMON_LANE − 52). */
 export const COMMON_LANE = -16;
 const pow2 = (k: string) => `pow(2.0, ${k})`;
 
@@ -33,7 +33,7 @@ function mantissaSql(x: string, e: string): string {
   return `CAST(${x} * ${pow2(half)} * ${pow2(`(52 - ${e}) - ${half}`)} AS HUGEINT)`;
 }
 
-/** Totals of at least 2^92 in magnitude (t would not be a double exactly) are sent in limbs. */
+/** Totals of at least 2^92 in magnitude are sent in limbs (t stays a double exactly a little further, to 2^93: a bound with room). */
 const SPLIT_BELOW = '(1::HUGEINT << 92)';
 /**
  * A common lane's total h (HUGEINT, or null) as two exact doubles: t = h >> 40 (a shift rounds
@@ -81,8 +81,9 @@ function rareSql(by: string, measures: string[]): string {
 
 /**
  * Summed measures. The rows are grouped by the keys once (p: through `cells` when a grid's raw
- * cells are turned into cells, then merged in q). The rare values (rareSql) are summed per lane
- * and listed, one `j:e:m` item per lane (o: at most ~68 per measure), the non-finite ones counted.
+ * cells are turned into cells, then merged in q), the non-finite values counted there (c − d).
+ * The rare values (rareSql) are summed per lane and listed, one `j:e:m` item per lane (o: at most
+ * ~68 per measure).
  * Per measure j: counts, the common lane's sum as two doubles (t, u: splitSql), or, for a group
  * with values in other lanes or a total too large to split, every lane in `limbs` (the common one
  * among them); exact-sum.ts adds them exactly and rounds once.
@@ -105,8 +106,9 @@ export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf
   // Raw grid cells turned into cells share keys and are merged; other groups of p are the keys'
   // own, and a second GROUP BY of them cost a fifth of an hourly × station statement.
   const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
+  // Merged from raw cells, q is read by both branches of g: grouped once.
   const q = celled
-    ? `q AS (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`), ...summed.map((_, j) => `bool_or(v${j} IS NOT NULL) AS e${j}`)].join(', ')} FROM p GROUP BY ${by})`
+    ? `q AS MATERIALIZED (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`), ...summed.map((_, j) => `bool_or(v${j} IS NOT NULL) AS e${j}`)].join(', ')} FROM p GROUP BY ${by})`
     : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols, ...summed.map((_, j) => `v${j} IS NOT NULL AS e${j}`)].join(', ')} FROM p)`;
   const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
   // Lane j in limbs: rare values beside it, or a common total too large to send split.

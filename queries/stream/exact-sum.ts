@@ -13,7 +13,7 @@ export interface ExactValue {
 
 /**
  * An exact binary value as the engine sends a common lane's total: (`high` × 2^40 + `low`) ×
- * 2^`exponent`, both whole numbers and doubles exactly (|high| < 2^52, 0 ≤ low < 2^40). Rounded
+ * 2^`exponent`, both whole numbers and doubles exactly (−2^52 ≤ high < 2^52, 0 ≤ low < 2^40). Rounded
  * with a few double operations, no bigint.
  */
 export interface SplitValue {

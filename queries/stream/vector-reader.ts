@@ -29,8 +29,8 @@ function validityWords(vector: DuckDBVector): Uint32Array | null | undefined {
 
 /**
  * Reads a column of a chunk by row as `getItem` does: null where the mask says so, a DOUBLE
- * straight from the vector's array, any other type by `getItem`. Where the library's vector is
- * not as expected (another version), by `getItem` alone.
+ * straight from the vector's array, any other type's value by `getItem` (which reads its bit
+ * again). Where the library's vector is not as expected (another version), by `getItem` alone.
  */
 export function columnReader(vector: DuckDBVector): ColumnReader {
   const words = validityWords(vector);

@@ -95,6 +95,57 @@ describe('exact sums across the lanes', () => {
   });
 });
 
+describe('exact sums at the edges of the split total', () => {
+  it('sends a common total just below 2^92 (of either sign, to −2^52 × 2^40) split, and 2^92 in limbs, each exactly', async () => {
+    const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
+    // In units of 2^−68: 256 × 2^16 is 2^92; one of them 2^−36 less makes 2^92 − 2^32.
+    const below = [...Array.from({ length: 255 }, () => 65536), 65536 - 2 ** -36];
+    const at92 = Array.from({ length: 256 }, () => 65536);
+    const groups: Record<string, number[]> = { AA: below, BB: below.map((x) => -x), CC: at92, DD: at92.map((x) => -x) };
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/edge.parquet');
+    await writeParquet(file, hotspots, Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp }))));
+    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const rowsOf = await result.getRowObjects();
+    // Split below 2^92 (limbs null), listed at it.
+    expect(rowsOf.map((r) => [r.k0, r.limbs === null])).toEqual([['AA', true], ['BB', true], ['CC', false], ['DD', false]]);
+    expect(rowsOf.find((r) => r.k0 === 'BB')!.t0).toBe(-(2 ** 52));
+    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    expect(got).toEqual(Object.entries(groups).map(([country, xs]) => [country, xs.length, exactSum(xs), exactMean(xs)]));
+  });
+
+  it('merges grid cells made of several raw ones (a point on 180°, on 90°) before it decides: rare values, a NaN, a total past 2^92 in one of them only', async () => {
+    const s = shape({ keys: [hotspots.aggregate!.keys.find((k) => k.kind === 'grid')!], cellHundredths: 100, stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
+    // Each cell: points inside it and on its north or east edge (the last cell's), each side its own raw cell.
+    const cells: [number, number, (number | string)[], (number | string)[]][] = [
+      [179.5, 10.5, [1e-7, 2.5], [7.3]],
+      [0.5, 89.5, ['NaN'], [1]],
+      [179.5, 20.5, Array.from({ length: 200 }, () => 65536), Array.from({ length: 100 }, () => 65536.5)],
+      [179.5, 30.5, [0.1, 0.2], [0.3]],
+    ];
+    const dir = await tempDir();
+    const file = path.join(dir, 'hotspots/date=2025-08-01/cells.parquet');
+    const points = cells.flatMap(([lon, lat, inside, edge], n) => [
+      ...inside.map((frp, i) => hotspot(`c${n}-in-${i}`, '2025-08-01T10:00:00Z', { longitude: lon, latitude: lat, frp })),
+      ...edge.map((frp, i) => hotspot(`c${n}-edge-${i}`, '2025-08-01T10:00:00Z', lon === 179.5 ? { longitude: 180, latitude: lat, frp } : { longitude: lon, latitude: 90, frp })),
+    ]);
+    await writeParquet(file, hotspots, points);
+    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+    const q = compileAggregate(query);
+    const result = await c.run(q.sql, q.params);
+    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    const want = cells.map(([lon, lat, inside, edge]) => {
+      const xs = [...inside, ...edge].map(Number);
+      const finite = xs.every(Number.isFinite);
+      return [Math.floor(lon), Math.floor(lat), xs.length, finite ? exactSum(xs) : null, finite ? exactMean(xs) : null];
+    });
+    const order = (a: unknown[], b: unknown[]) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number);
+    expect(got).toEqual([...want].sort(order));
+  });
+});
+
 describe('sums over values that are not numbers', () => {
   it('counts them, and gives no sum or mean where one is among the values; zeros add nothing', async () => {
     const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.count', column: 'frp', fn: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });

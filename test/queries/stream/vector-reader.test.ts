@@ -57,6 +57,20 @@ describe('a chunk column read by row', () => {
     expect(nulls).toBeGreaterThan(5000);
   });
 
+  it('reads a DOUBLE column without getItem, nulls included (the library\'s vector is as expected)', async () => {
+    const [chunk] = await chunksOf(SQL);
+    for (const j of [0, 1, 3]) {
+      const vector = chunk!.getColumnVector(j);
+      expect(vector).toBeInstanceOf(DuckDBDoubleVector);
+      const read = columnReader(vector);
+      const calls = { n: 0 };
+      const getItem = vector.getItem.bind(vector);
+      vector.getItem = (r: number) => (calls.n++, getItem(r));
+      for (let r = 0; r < chunk!.rowCount; r++) read(r);
+      expect(calls.n).toBe(0);
+    }
+  });
+
   it('reads a slice of a vector (its mask starts inside a word) by getItem, and a vector it does not know', async () => {
     const [chunk] = await chunksOf(SQL);
     const vector = chunk!.getColumnVector(0).slice(33, 200);
