@@ -60,6 +60,8 @@ interface Plan {
   keys: number[][];
   /** The keys' columns in order. */
   keyColumns: number[];
+  /** The source its result rows are read through (readRow), made at the first. */
+  rows?: RowSource;
   n: number;
   /** Per stat: its column (count, minimum, maximum) or, summed, its lane. */
   stats: { column: number; lane: number }[];
@@ -106,8 +108,12 @@ const SPLIT_EXPONENT = COMMON_LANE - 52;
 function summedValue(fn: 'sum' | 'mean', count: number, nonFinite: number, total: LaneTotal): number | null {
   if (count === 0 || nonFinite > 0) return null;
   if ('scaled' in total) return finiteOrNull(fn === 'sum' ? exactDouble(total) : exactMean(total, count));
-  return finiteOrNull(fn === 'sum' ? splitDouble(total.high, total.low, total.exponent) : splitMean(total.high, total.low, total.exponent, count));
+  return splitValue(fn, count, total.high, total.low);
 }
+
+/** summedValue of a split total (at SPLIT_EXPONENT) given as its two numbers: no object made. */
+const splitValue = (fn: 'sum' | 'mean', count: number, high: number, low: number): number | null =>
+  finiteOrNull(fn === 'sum' ? splitDouble(high, low, SPLIT_EXPONENT) : splitMean(high, low, SPLIT_EXPONENT, count));
 
 /** A stat's value: DuckDB's for counts, minima and maxima (not finite: null, as every format writes it, and a cached answer kept as JSON could hold nothing else; -0 is 0); exact sums and means rounded once here. */
 function statValue(g: PartialGroup, p: Plan, i: number): number | null {
@@ -126,9 +132,12 @@ function statAt(at: At, p: Plan, i: number, listed: ExactValue[] | null): number
   const { column, lane } = p.stats[i]!;
   if (lane < 0) return finiteOrNull(num(at(column)));
   const l = p.lanes[lane]!;
+  const fn = stat.fn as 'sum' | 'mean';
+  const count = Number(at(l.c));
+  const nonFinite = Number(at(l.f));
   const high = at(l.t);
-  const total = high === null || high === undefined ? (listed?.[lane] ?? NO_TOTAL) : { high: high as number, low: at(l.u) as number, exponent: SPLIT_EXPONENT };
-  return summedValue(stat.fn as 'sum' | 'mean', Number(at(l.c)), Number(at(l.f)), total);
+  if (high === null || high === undefined) return summedValue(fn, count, nonFinite, listed?.[lane] ?? NO_TOTAL);
+  return count === 0 || nonFinite > 0 ? null : splitValue(fn, count, high as number, at(l.u) as number);
 }
 
 /** Each lane's exact total: split in two doubles at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
@@ -155,34 +164,56 @@ function readPartial(at: At, p: Plan): PartialGroup {
   return { bucket: at(p.b) as bigint, keys, n: Number(at(p.n)), stats, lanes, lat: num(at(p.lat)), lon: num(at(p.lon)) };
 }
 
-/** A group's values and geometry from its bucket, keys (the k-th key column's value), stats (the i-th's value) and station point. */
-function groupOf(p: Plan, bucket: Instant, key: (k: number) => DuckDBValue | undefined, stat: (i: number) => number | null, lat: number | null, lon: number | null): AggregateRow {
-  const values: AggregateRow['values'] = [bucket];
+/** Where a group's keys and stats are read from: a partial group, or a result row (one reused from row to row). */
+interface GroupSource {
+  key(k: number): DuckDBValue | undefined;
+  stat(i: number): number | null;
+}
+
+/** A group's values (an array of its final length) and geometry from its bucket, keys, stats and station point. */
+function groupOf(p: Plan, bucket: Instant, source: GroupSource, lat: number | null, lon: number | null): AggregateRow {
+  const values: AggregateRow['values'] = new Array(1 + p.keyColumns.length + p.stats.length);
+  values[0] = bucket;
   let geometry: AggregateGeometry = null;
   let k = 0;
   for (const columns of p.keys) {
     if (columns.length === 1) {
-      const v = key(k++);
-      values.push(v === null || v === undefined ? null : typeof v === 'string' ? v : String(v));
+      const v = source.key(k);
+      values[++k] = v === null || v === undefined ? null : typeof v === 'string' ? v : String(v);
       continue;
     }
-    const [x, y] = [num(key(k++)), num(key(k++))];
+    const [x, y] = [num(source.key(k)), num(source.key(k + 1))];
     const c = p.shape.cellHundredths!;
-    values.push(x === null ? null : cellEdge(x, c, -180), y === null ? null : cellEdge(y, c, -90));
+    values[++k] = x === null ? null : cellEdge(x, c, -180);
+    values[++k] = y === null ? null : cellEdge(y, c, -90);
     if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
   }
-  for (let i = 0; i < p.stats.length; i++) values.push(stat(i));
+  for (let i = 0; i < p.stats.length; i++) values[1 + k + i] = source.stat(i);
   if (lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
   return { values, geometry };
 }
 
-const finishGroup = (g: PartialGroup, p: Plan): AggregateRow =>
-  groupOf(p, g.bucket, (k) => g.keys[k], (i) => statValue(g, p, i), g.lat, g.lon);
+const finishGroup = (g: PartialGroup, p: Plan): AggregateRow => groupOf(p, g.bucket, { key: (k) => g.keys[k], stat: (i) => statValue(g, p, i) }, g.lat, g.lon);
+
+/** A plan's source of result rows, moved from row to row: no object or function made per group (millions of them). */
+class RowSource implements GroupSource {
+  at: At = () => undefined;
+  listed: ExactValue[] | null = null;
+  constructor(private readonly p: Plan) {}
+  key(k: number): DuckDBValue | undefined {
+    return this.at(this.p.keyColumns[k]!);
+  }
+  stat(i: number): number | null {
+    return statAt(this.at, this.p, i, this.listed);
+  }
+}
 
 /** A result row as a group, read straight from its columns: no partial group built (the garbage of millions of groups). */
 function readRow(at: At, p: Plan): AggregateRow {
-  const listed = p.lanes.length ? listedOf(at, p) : null;
-  return groupOf(p, at(p.b) as bigint, (k) => at(p.keyColumns[k]!), (i) => statAt(at, p, i, listed), num(at(p.lat)), num(at(p.lon)));
+  const source = (p.rows ??= new RowSource(p));
+  source.at = at;
+  source.listed = p.lanes.length ? listedOf(at, p) : null;
+  return groupOf(p, at(p.b) as bigint, source, num(at(p.lat)), num(at(p.lon)));
 }
 
 /** Turns merged partial groups of compileAggregate's results into groups (the plan needs no result: only the shape). */
