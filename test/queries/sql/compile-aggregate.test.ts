@@ -25,6 +25,16 @@ afterAll(() => instance.closeSync());
 const shape = (over: Partial<AggregateShape> = {}): AggregateShape => ({ interval: 'all', keys: [], cellHundredths: null, stats: [{ name: 'count' }], ...over });
 const window = { from: at('2025-08-01'), to: at('2025-08-03') };
 
+/** `points` written to a file of their own in `dir`, and the groups the compiled statement of `s` gives over it (with its result, for its columns). */
+async function groupsOf(dir: string, name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape) {
+  const file = path.join(dir, `hotspots/date=2025-08-01/${name}.parquet`);
+  await writeParquet(file, hotspots, points);
+  const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+  const q = compileAggregate(query);
+  const result = await c.run(q.sql, q.params);
+  return { result, groups: chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)) };
+}
+
 describe('the aggregate compiler', () => {
   it('binds the window, the filter values and the `all` bucket; identifiers come from the descriptor', async () => {
     const value = "'; DROP TABLE t; --";
@@ -66,12 +76,7 @@ describe('exact sums across the lanes', () => {
     // The whole set, each set that leaves one value out, and sets only outside and only inside the common lane.
     const sets = [VALUES, ...VALUES.map((_, skip) => VALUES.filter((_, i) => i !== skip)), [1e16, -2.5e-300, 2 ** 17, 1e300], [0.1, 0.2, 0.3, -7.3], [1e-6, 3e-7, -1.7e-7, 2.2e-6], [7e-7, 1.1e-7, 9.9e-7], [0.00003, 2 ** -16, 1e-5, 3.1e-5]];
     for (const [n, xs] of sets.entries()) {
-      const file = path.join(dir, `hotspots/date=2025-08-01/s${n}.parquet`);
-      await writeParquet(file, hotspots, xs.map((frp, i) => hotspot(`s${n}-${i}`, '2025-08-01T10:00:00Z', { frp })));
-      const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
-      const q = compileAggregate(query);
-      const result = await c.run(q.sql, q.params);
-      const [group] = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0));
+      const [group] = (await groupsOf(dir, `s${n}`, xs.map((frp, i) => hotspot(`s${n}-${i}`, '2025-08-01T10:00:00Z', { frp })), s)).groups;
       expect(group!.values.slice(1)).toEqual([xs.length, exactSum(xs), exactMean(xs)]);
     }
   });
@@ -83,12 +88,7 @@ describe('exact sums across the lanes', () => {
     const dir = await tempDir();
     for (const [n, sign] of [1, -1].entries()) {
       const values = xs.map((x) => sign * x);
-      const file = path.join(dir, `hotspots/date=2025-08-01/big${n}.parquet`);
-      await writeParquet(file, hotspots, values.map((frp, i) => hotspot(`b${n}-${i}`, '2025-08-01T10:00:00Z', { frp })));
-      const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
-      const q = compileAggregate(query);
-      const result = await c.run(q.sql, q.params);
-      const [group] = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0));
+      const [group] = (await groupsOf(dir, `big${n}`, values.map((frp, i) => hotspot(`b${n}-${i}`, '2025-08-01T10:00:00Z', { frp })), s)).groups;
       expect(exactSum(values)).not.toBe(sign * (2048 * 65536 + 1 + 2 ** -26));
       expect(group!.values.slice(1)).toEqual([values.length, exactSum(values), exactMean(values)]);
     }
@@ -102,18 +102,13 @@ describe('exact sums at the edges of the split total', () => {
     const below = [...Array.from({ length: 255 }, () => 65536), 65536 - 2 ** -36];
     const at92 = Array.from({ length: 256 }, () => 65536);
     const groups: Record<string, number[]> = { AA: below, BB: below.map((x) => -x), CC: at92, DD: at92.map((x) => -x) };
-    const dir = await tempDir();
-    const file = path.join(dir, 'hotspots/date=2025-08-01/edge.parquet');
-    await writeParquet(file, hotspots, Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp }))));
-    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
-    const q = compileAggregate(query);
-    const result = await c.run(q.sql, q.params);
+    const points = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp })));
+    const { result, groups: got } = await groupsOf(await tempDir(), 'edge', points, s);
     const rowsOf = await result.getRowObjects();
     // Split below 2^92 (limbs null), listed at it.
     expect(rowsOf.map((r) => [r.k0, r.limbs === null])).toEqual([['AA', true], ['BB', true], ['CC', false], ['DD', false]]);
     expect(rowsOf.find((r) => r.k0 === 'BB')!.t0).toBe(-(2 ** 52));
-    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
-    expect(got).toEqual(Object.entries(groups).map(([country, xs]) => [country, xs.length, exactSum(xs), exactMean(xs)]));
+    expect(got.map((g) => g.values.slice(1))).toEqual(Object.entries(groups).map(([country, xs]) => [country, xs.length, exactSum(xs), exactMean(xs)]));
   });
 
   it('merges grid cells made of several raw ones (a point on 180°, on 90°) before it decides: rare values, a NaN, a total past 2^92 in one of them only', async () => {
@@ -125,17 +120,11 @@ describe('exact sums at the edges of the split total', () => {
       [179.5, 20.5, Array.from({ length: 200 }, () => 65536), Array.from({ length: 100 }, () => 65536.5)],
       [179.5, 30.5, [0.1, 0.2], [0.3]],
     ];
-    const dir = await tempDir();
-    const file = path.join(dir, 'hotspots/date=2025-08-01/cells.parquet');
     const points = cells.flatMap(([lon, lat, inside, edge], n) => [
       ...inside.map((frp, i) => hotspot(`c${n}-in-${i}`, '2025-08-01T10:00:00Z', { longitude: lon, latitude: lat, frp })),
       ...edge.map((frp, i) => hotspot(`c${n}-edge-${i}`, '2025-08-01T10:00:00Z', lon === 179.5 ? { longitude: 180, latitude: lat, frp } : { longitude: lon, latitude: 90, frp })),
     ]);
-    await writeParquet(file, hotspots, points);
-    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
-    const q = compileAggregate(query);
-    const result = await c.run(q.sql, q.params);
-    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    const got = (await groupsOf(await tempDir(), 'cells', points, s)).groups.map((g) => g.values.slice(1));
     const want = cells.map(([lon, lat, inside, edge]) => {
       const xs = [...inside, ...edge].map(Number);
       const finite = xs.every(Number.isFinite);
@@ -150,14 +139,8 @@ describe('sums over values that are not numbers', () => {
   it('counts them, and gives no sum or mean where one is among the values; zeros add nothing', async () => {
     const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.count', column: 'frp', fn: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
     const groups: Record<string, (number | string | null)[]> = { AA: ['NaN', 1.5, 1e-6], BB: ['Infinity', '-Infinity', 2.5], CC: ['-0.0', 0, null], DD: [1e300, '-Infinity'], EE: ['-Infinity', 3] };
-    const dir = await tempDir();
-    const file = path.join(dir, 'hotspots/date=2025-08-01/a.parquet');
-    const rowsOf = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp: typeof frp === 'number' ? String(frp) : frp })));
-    await writeParquet(file, hotspots, rowsOf);
-    const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
-    const q = compileAggregate(query);
-    const result = await c.run(q.sql, q.params);
-    const got = chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)).map((g) => g.values.slice(1));
+    const points = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp: typeof frp === 'number' ? String(frp) : frp })));
+    const got = (await groupsOf(await tempDir(), 'a', points, s)).groups.map((g) => g.values.slice(1));
     expect(got).toEqual([['AA', 3, 3, null, null], ['BB', 3, 3, null, null], ['CC', 3, 2, 0, 0], ['DD', 2, 2, null, null], ['EE', 2, 2, null, null]]);
   });
 });
