@@ -10,8 +10,9 @@ import { lowerBound, writeFeatures, type RenderedRows } from '../../queries/engi
 import type { DataFile } from '../../queries/files/data-file.ts';
 import { hashFooter } from '../../queries/files/footer.ts';
 import type { QuerySpec } from '../../queries/sql/compile.ts';
-import { writeBulkHotspotDays } from './sample-data.ts';
-import type { TestServer } from './server.ts';
+import { writeBulkHotspots } from './parquet.ts';
+import { writeBulkHotspotDays, writeSampleData } from './sample-data.ts';
+import { startServer, type TestServer } from './server.ts';
 import { until } from './until.ts';
 
 /** What the renderings' own tests render: days of hotspots, an engine over them, each day file as listed with its footer hash. */
@@ -108,4 +109,21 @@ export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: stri
   } finally {
     await rm(target, { force: true });
   }
+}
+
+/** A server that renders nothing and one that renders, over the sample data and two days of bulk hotspots (2025-08-05 and 06). */
+export interface PlainAndRendered {
+  plain: TestServer;
+  rendered: TestServer;
+  /** The rendering server's renderings folder. */
+  renderings: string;
+}
+
+/** Two days of `rows` bulk hotspots each (writeBulkHotspots' `perInstant`, `stepSeconds`), served both ways with `env` (and RENDER_CACHE_MB `renderMb` for the one that renders). */
+export async function plainAndRendered(rows: number, perInstant: number, stepSeconds: number, renderMb: number, env: Record<string, string> = {}): Promise<PlainAndRendered> {
+  const dir = await writeSampleData();
+  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows, perInstant, stepSeconds);
+  const plain = await startServer(dir, env);
+  const rendered = await startServer(dir, { ...env, RENDER_CACHE_MB: String(renderMb) });
+  return { plain, rendered, renderings: rendered.context.extract.renderings!.dir };
 }

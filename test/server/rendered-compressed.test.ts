@@ -2,10 +2,8 @@ import { readdir, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparableAnswer } from '../helpers/answer.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { answerFromRenderings, metric, pausedRead } from '../helpers/renderings.ts';
-import { writeSampleData } from '../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { answerFromRenderings, metric, pausedRead, plainAndRendered } from '../helpers/renderings.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/until.ts';
 
 // A window from renderings too large to be compressed whole before its first byte (more than
@@ -16,11 +14,7 @@ let plain: TestServer;
 let rendered: TestServer;
 let renderings: string;
 beforeAll(async () => {
-  const dir = await writeSampleData();
-  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 80_000, 2, 1);
-  plain = await startServer(dir);
-  rendered = await startServer(dir, { RENDER_CACHE_MB: '512' });
-  renderings = rendered.context.extract.renderings!.dir;
+  ({ plain, rendered, renderings } = await plainAndRendered(80_000, 2, 1, 512));
 }, 120_000);
 afterAll(async () => {
   for (const s of [plain, rendered]) await s?.close();

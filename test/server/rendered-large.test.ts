@@ -2,10 +2,8 @@ import { readdir, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { comparableAnswer } from '../helpers/answer.ts';
-import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { writeSampleData } from '../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { answerFromRenderings, metric, pausedRead } from '../helpers/renderings.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { answerFromRenderings, metric, pausedRead, plainAndRendered } from '../helpers/renderings.ts';
 
 // Windows larger than one read into memory (here 60,000 rows, 8 to 27 MB) answered from their files'
 // renderings a piece at a time, against a server that renders nothing: the same status, headers and
@@ -14,11 +12,7 @@ let plain: TestServer;
 let rendered: TestServer;
 let renderings: string;
 beforeAll(async () => {
-  const dir = await writeSampleData();
-  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, 30_000, 5, 3);
-  plain = await startServer(dir, { GROUP_ROWS: '40000' });
-  rendered = await startServer(dir, { GROUP_ROWS: '40000', RENDER_CACHE_MB: '256' });
-  renderings = rendered.context.extract.renderings!.dir;
+  ({ plain, rendered, renderings } = await plainAndRendered(30_000, 5, 3, 256, { GROUP_ROWS: '40000' }));
 }, 60_000);
 afterAll(async () => {
   for (const s of [plain, rendered]) await s?.close();
