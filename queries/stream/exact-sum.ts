@@ -30,7 +30,6 @@ const TWO_40 = 2 ** 40;
 /** A total as one integer (what totals are added as). */
 export const exactOf = (v: LaneTotal): ExactValue => ('scaled' in v ? v : { scaled: BigInt(v.high) * BigInt(TWO_40) + BigInt(v.low), exponent: v.exponent });
 
-
 const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
 
 /** The exact total of each lane from the `lane:e:sum` items of a group's limbs (absent lanes are zero). */
@@ -105,17 +104,20 @@ export function exactDouble(total: LaneTotal): number {
   return 'scaled' in total ? bigDouble(total) : splitDouble(total.high, total.low, total.exponent);
 }
 
+/** x × 2^exponent when that scaling is exact (x the rounded total: a normal, finite result), or zero for zero; null otherwise. */
+function scaled(x: number, exponent: number): number | null {
+  if (x === 0) return 0;
+  const quick = x * pow2(Math.max(-1074, Math.min(1023, exponent)));
+  return Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && exponent >= -1074 && exponent <= 1023 ? quick : null;
+}
+
 /** exactDouble of a split total: its nearest double is one addition. */
 export function splitDouble(high: number, low: number, exponent: number): number {
-  const quick = (high * TWO_40 + low) * pow2(Math.max(-1074, Math.min(1023, exponent)));
-  const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && exponent >= -1074 && exponent <= 1023;
-  return normal || (high === 0 && low === 0) ? quick + 0 : bigDouble(exactOf({ high, low, exponent }));
+  return scaled(high * TWO_40 + low, exponent) ?? bigDouble(exactOf({ high, low, exponent }));
 }
 
 function bigDouble(v: ExactValue): number {
-  const quick = Number(v.scaled) * pow2(Math.max(-1074, Math.min(1023, v.exponent)));
-  const normal = Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && v.exponent >= -1074 && v.exponent <= 1023;
-  return normal || (quick === 0 && v.scaled === 0n) ? quick : roundRational(v.scaled, 1n, v.exponent);
+  return scaled(Number(v.scaled), v.exponent) ?? roundRational(v.scaled, 1n, v.exponent);
 }
 
 /** Integers of at most 53 bits: a double holds them exactly. */
@@ -163,7 +165,6 @@ export function splitMean(high: number, low: number, exponent: number, count: nu
 
 /** t ÷ n rounded once, or null (roundRational then). */
 const bigQuotient = (t: bigint, n: number): number | null => (t < EXACT_BELOW && t > -EXACT_BELOW ? Number(t) / n : wideQuotient(t, n));
-
 
 const BITS_F64 = new Float64Array(1);
 const BITS_U32 = new Uint32Array(BITS_F64.buffer);
