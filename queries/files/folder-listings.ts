@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statusNsOf } from './status.ts';
 
 /**
  * A folder changed this recently may change again within its time stamp's granularity without its
@@ -22,7 +22,7 @@ export class FolderListings {
 
   /** `list()`'s value for `dir`; `what` names the kind of value, several may be kept per folder. */
   async of<T>(dir: string, what: string, list: () => Promise<T>): Promise<T> {
-    const before = await stat(dir, { bigint: true }).catch(() => null);
+    const before = await statusNsOf(dir).catch(() => null);
     return this.keep(`${what}\0${dir}`, before && { stamp: String(before.mtimeNs), changedNs: before.mtimeNs }, list);
   }
 
@@ -33,7 +33,7 @@ export class FolderListings {
    * throws (ENOENT for a file not there), and what `read` throws.
    */
   async ofFile<T>(file: string, what: string, read: () => Promise<T>): Promise<T> {
-    const s = await stat(file, { bigint: true });
+    const s = await statusNsOf(file);
     return this.keep(`${what}\0${file}`, { stamp: `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changedNs: s.ctimeNs > s.mtimeNs ? s.ctimeNs : s.mtimeNs }, read);
   }
 

@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
 import { DatasetUnavailableError } from '../errors.ts';
 import { sameFooter } from './footer.ts';
 import { asListed, type DataFile } from './data-file.ts';
+import { statusOf } from './status.ts';
 
 /** Time stamps may not move for a change within their granularity (up to a second on some file systems): see FolderListings. */
 const SETTLED_MS = 2_000;
@@ -34,7 +34,7 @@ export async function assertFilesUnchanged(dataset: string, files: readonly Data
         return;
       }
       if (fromRenderings && expected !== undefined) return;
-      const now = await stat(f.path, { bigint: false }).catch(() => null);
+      const now = await statusOf(f.path).catch(() => null);
       if (!now || !asListed(f, now)) throw changed();
     }),
   );

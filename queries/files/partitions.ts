@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { CHAIN_FILE } from './chain.ts';
@@ -8,6 +8,7 @@ import type { FolderListings } from './folder-listings.ts';
 import { DatasetUnavailableError } from '../errors.ts';
 import { parseInstant, type Instant } from '../instant.ts';
 import { supersededNames } from './superseded.ts';
+import { statusOf } from './status.ts';
 import { ALL_TIME, type Window } from '../window.ts';
 
 
@@ -43,7 +44,7 @@ async function readFolder(dir: string, dataset: string, listings?: FolderListing
   const files = await Promise.all(
     names.map(async (name) => {
       const p = path.join(dir, name);
-      const s = await stat(p).catch(() => {
+      const s = await statusOf(p).catch(() => {
         throw new DatasetUnavailableError(dataset, 'file vanished while listing');
       });
       return { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, listedMs };

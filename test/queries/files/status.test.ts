@@ -1,0 +1,77 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { StatusReader } from '../../../queries/files/status.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
+
+const FIELDS = ['ino', 'size', 'mtimeMs', 'ctimeMs', 'mode'] as const;
+const NS_FIELDS = ['ino', 'size', 'mtimeNs', 'ctimeNs', 'mode'] as const;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function someFiles(n: number): Promise<string[]> {
+  const dir = await tempDir();
+  const files = Array.from({ length: n }, (_, i) => path.join(dir, `f${i}.parquet`));
+  await Promise.all(files.map((f, i) => writeFile(f, 'x'.repeat(i))));
+  return files;
+}
+
+/** What `fs/promises` says and what the reader says, both ways it reads, for the same paths. */
+async function agrees(reader: StatusReader, paths: readonly string[]): Promise<void> {
+  for (const p of paths) {
+    const [plain, plainNs] = [await stat(p), await stat(p, { bigint: true })];
+    const [got, gotNs] = [await reader.of(p), await reader.nsOf(p)];
+    for (const k of FIELDS) expect(got[k]).toBe(plain[k]);
+    for (const k of NS_FIELDS) expect(gotNs[k]).toBe(plainNs[k]);
+    expect(got.isDirectory()).toBe(plain.isDirectory());
+  }
+}
+
+describe('StatusReader: statuses read inline while cheap, through the thread pool otherwise', () => {
+  it('reads inline the status fs/promises gives, for files and folders; a missing path rejects with ENOENT', async () => {
+    const files = await someFiles(3);
+    const folder = path.join(path.dirname(files[0]!), 'sub');
+    await mkdir(folder);
+    const reader = new StatusReader(1e9, 1e9);
+    await agrees(reader, [...files, folder]);
+    expect(reader.reads).toEqual({ inline: 8, pooled: 0 });
+    await expect(reader.of(path.join(folder, 'absent'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(reader.nsOf(path.join(folder, 'absent'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('after a slow inline read, reads go to the thread pool (the same statuses) and one is tried inline again later', async () => {
+    const files = await someFiles(2);
+    // Every inline read counts as slow.
+    const reader = new StatusReader(1e9, -1);
+    await reader.of(files[0]!);
+    expect(reader.reads).toEqual({ inline: 1, pooled: 0 });
+    expect(reader.slow).toBe(true);
+    await agrees(reader, files);
+    expect(reader.reads).toEqual({ inline: 1, pooled: 4 });
+    await expect(reader.of(path.join(files[0]!, 'absent'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(reader.of(path.join(path.dirname(files[0]!), 'absent'))).rejects.toMatchObject({ code: 'ENOENT' });
+    // 255 in the pool after the slow one, then one inline again.
+    for (let i = reader.reads.pooled; i < 255; i++) await reader.of(files[1]!);
+    expect(reader.reads).toEqual({ inline: 1, pooled: 255 });
+    await reader.of(files[1]!);
+    expect(reader.reads).toEqual({ inline: 2, pooled: 255 });
+  });
+
+  it('one turn of the event loop spends at most its budget inline, the rest through the pool; the next turn inline again', async () => {
+    const files = await someFiles(200);
+    // A budget of 1 µs: 200 inline reads would take far longer.
+    const reader = new StatusReader(1, 1e9);
+    const statuses = await Promise.all(files.map((f) => reader.of(f)));
+    expect(statuses.map((s) => s.size)).toEqual(files.map((_, i) => i));
+    expect(reader.reads.inline).toBeGreaterThanOrEqual(1);
+    expect(reader.reads.pooled).toBeGreaterThanOrEqual(1);
+    expect(reader.reads.inline + reader.reads.pooled).toBe(200);
+    await nextTurn();
+    const inline = reader.reads.inline;
+    await reader.of(files[0]!);
+    expect(reader.reads.inline).toBe(inline + 1);
+    // No budget at all: every read through the pool.
+    const none = new StatusReader(0, 1e9);
+    await agrees(none, files.slice(0, 2));
+    expect(none.reads).toEqual({ inline: 0, pooled: 4 });
+  });
+});
