@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { arrowRowCounter, parquetRowCounter } from './columnar-count.ts';
+import { rawGet } from './raw-get.ts';
 
 export type WireFormat = 'csv' | 'geojson' | 'parquet' | 'arrow';
 
@@ -76,29 +77,82 @@ export interface FetchOptions {
   onHead?: (status: number) => void;
 }
 
+/** What can be held back: a response, or the raw socket. */
+interface Pausable {
+  pause(): void;
+  resume(): void;
+}
+
 /**
- * Holds `response` back to `bytesPerSecond` on average: paused, the socket is not read, so the
- * server meets a full TCP window exactly as it would behind a slow network.
+ * Holds the reader back to `bytesPerSecond` on average: paused, the socket is not read, so the
+ * server meets a full TCP window exactly as it would behind a slow network. `stop` clears the timer.
  */
-function throttle(response: http.IncomingMessage, bytesPerSecond: number, started: number): (bytes: number) => void {
+function throttle(reader: Pausable, bytesPerSecond: number, started: number): { pace(bytes: number): void; stop(): void } {
   let timer: NodeJS.Timeout | undefined;
-  response.once('close', () => clearTimeout(timer));
-  return (bytes) => {
-    const aheadMs = (bytes / bytesPerSecond) * 1000 - (performance.now() - started);
-    if (aheadMs <= 0 || timer) return;
-    response.pause();
-    timer = setTimeout(() => {
-      timer = undefined;
-      response.resume();
-    }, aheadMs);
+  return {
+    stop: () => clearTimeout(timer),
+    pace: (bytes) => {
+      const aheadMs = (bytes / bytesPerSecond) * 1000 - (performance.now() - started);
+      if (aheadMs <= 0 || timer) return;
+      reader.pause();
+      timer = setTimeout(() => {
+        timer = undefined;
+        reader.resume();
+      }, aheadMs);
+    },
+  };
+}
+
+/**
+ * What a run counts as its body arrives, keeping only a few bytes of it: the columnar counters
+ * keep the chunks they are given (the footer, a message), the others read each chunk only while
+ * it is handed over.
+ */
+function bodyTally(format: WireFormat, started: number) {
+  const countFeatures = makeCounter(FEATURE_HEAD);
+  const columnar = format === 'parquet' ? parquetRowCounter() : format === 'arrow' ? arrowRowCounter() : null;
+  let [firstByteMs, bytes, units, head, tail] = [Number.NaN, 0, 0, Buffer.alloc(0), Buffer.alloc(0)];
+  return {
+    get bytes() {
+      return bytes;
+    },
+    add(chunk: Buffer): void {
+      if (bytes === 0) firstByteMs = performance.now() - started;
+      bytes += chunk.length;
+      if (columnar) columnar.add(chunk);
+      else units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
+      if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
+      tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-8)]).subarray(-8));
+    },
+    /** The run as it stands; `ended`: the transfer reached its end as framed. */
+    run(status: number, headersMs: number, returned: string | undefined, ended: boolean): HttpRun {
+      return {
+        status,
+        wallMs: performance.now() - started,
+        headersMs,
+        firstByteMs,
+        bytes,
+        rows: columnar ? (columnar.rows() ?? Number.NaN) : format === 'csv' ? Math.max(0, units - 1) : units,
+        returnedHeader: typeof returned === 'string' ? Number(returned) : null,
+        complete: ended && endsProperly(format, head, tail, bytes),
+      };
+    },
   };
 }
 
 /**
  * GET `url` and count what arrives, keeping only a few bytes of the body: a one-year
- * extract is gigabytes. A broken transfer is reported (complete: false), not thrown.
+ * extract is gigabytes. A broken transfer is reported (complete: false), not thrown. CSV and
+ * GeoJSON at full speed are read from the socket into one buffer (raw-get.ts); the columnar
+ * formats (whose counters keep chunks) and paced reads (whose pauses must come between reads of
+ * node's size) through node's HTTP client.
  */
 export function fetchExtract(url: string, format: WireFormat, headers: Record<string, string> = {}, options: FetchOptions = {}): Promise<HttpRun> {
+  const raw = (format === 'csv' || format === 'geojson') && !options.bytesPerSecond;
+  return raw ? fetchRaw(url, format, headers, options) : fetchHttp(url, format, headers, options);
+}
+
+function fetchHttp(url: string, format: WireFormat, headers: Record<string, string>, options: FetchOptions): Promise<HttpRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let responded = false;
@@ -106,39 +160,19 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
     const request = http.get(url, { headers: accept ? { ...headers, accept } : headers, agent: false, ...(options.signal ? { signal: options.signal } : {}) }, (response) => {
       responded = true;
       options.onHead?.(response.statusCode ?? 0);
-      const pace = options.bytesPerSecond ? throttle(response, options.bytesPerSecond, started) : null;
+      const held = options.bytesPerSecond ? throttle(response, options.bytesPerSecond, started) : null;
       const headersMs = performance.now() - started;
-      const returned = response.headers['x-returned'];
-      const countFeatures = makeCounter(FEATURE_HEAD);
-      const columnar = format === 'parquet' ? parquetRowCounter() : format === 'arrow' ? arrowRowCounter() : null;
-      let firstByteMs = Number.NaN;
-      let bytes = 0;
-      let units = 0;
-      let head = Buffer.alloc(0);
-      let tail = Buffer.alloc(0);
+      const tally = bodyTally(format, started);
       let aborted = false;
       response.on('data', (chunk: Buffer) => {
-        if (bytes === 0) firstByteMs = performance.now() - started;
-        bytes += chunk.length;
-        if (columnar) columnar.add(chunk);
-        else units += format === 'csv' ? countNewlines(chunk) : countFeatures(chunk);
-        if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
-        tail = Buffer.from(Buffer.concat([tail, chunk.subarray(-8)]).subarray(-8));
-        pace?.(bytes);
+        tally.add(chunk);
+        held?.pace(tally.bytes);
       });
       response.on('aborted', () => (aborted = true));
       response.on('error', () => (aborted = true));
       response.on('close', () => {
-        resolve({
-          status: response.statusCode ?? 0,
-          wallMs: performance.now() - started,
-          headersMs,
-          firstByteMs,
-          bytes,
-          rows: columnar ? (columnar.rows() ?? Number.NaN) : format === 'csv' ? Math.max(0, units - 1) : units,
-          returnedHeader: typeof returned === 'string' ? Number(returned) : null,
-          complete: response.complete && !aborted && endsProperly(format, head, tail, bytes),
-        });
+        held?.stop();
+        resolve(tally.run(response.statusCode ?? 0, headersMs, response.headers['x-returned'] as string | undefined, response.complete && !aborted));
       });
     });
     // An abort after the response began is reported by its 'close'; before it, there is no run to report.
@@ -148,6 +182,39 @@ export function fetchExtract(url: string, format: WireFormat, headers: Record<st
     });
     // A stalled server must end the bench with an error, not hang it; a live extract is never silent this long.
     request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new Error(`no bytes from the server for ${IDLE_TIMEOUT_MS / 1000} s`)));
+  });
+}
+
+function fetchRaw(url: string, format: WireFormat, headers: Record<string, string>, options: FetchOptions): Promise<HttpRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    if (options.signal?.aborted) return resolve(abortedRun(started));
+    const tally = bodyTally(format, started);
+    let head: { status: number; headersMs: number; returned: string | undefined } | null = null;
+    let failure: Error | null = null;
+    const abort = () => get.destroy();
+    const get = rawGet(new URL(url), headers, {
+      onHead: (h) => {
+        head = { status: h.status, headersMs: performance.now() - started, returned: h.headers.get('x-returned') };
+        options.onHead?.(h.status);
+      },
+      onBody: (bytes) => {
+        tally.add(bytes);
+        idle.refresh();
+      },
+      onError: (e) => (failure ??= e),
+      onClose: (ended) => {
+        clearTimeout(idle);
+        options.signal?.removeEventListener('abort', abort);
+        // A stalled server, or no response at all, ends the bench with an error; an abort the caller made is a run.
+        if (failure && !options.signal?.aborted && (!head || failure.message.startsWith('no bytes'))) return reject(failure);
+        if (!head) return resolve(abortedRun(started));
+        resolve(tally.run(head.status, head.headersMs, head.returned, ended));
+      },
+    });
+    options.signal?.addEventListener('abort', abort, { once: true });
+    // A stalled server must end the bench with an error, not hang it; a live extract is never silent this long.
+    const idle = setTimeout(() => get.destroy(new Error(`no bytes from the server for ${IDLE_TIMEOUT_MS / 1000} s`)), IDLE_TIMEOUT_MS);
   });
 }
 
