@@ -9,8 +9,8 @@ export interface RenderedRanges {
   returned: number;
   /** Bytes the ranges hold. */
   bytes: number;
-  /** Bytes [start, end) of one of `files` (through a handle kept open); throws when it cannot be read. */
-  read(file: string, start: number, end: number): Promise<Buffer>;
+  /** Bytes [start, end) of one of `files` (through a handle kept open), in `into` when it has room; throws when it cannot be read. */
+  read(file: string, start: number, end: number, into?: Buffer): Promise<Buffer>;
   /** The window is read: its renderings may be removed again (idempotent). */
   release(): void;
   /** `file` could not be read: forgotten, so the next window's miss renders it again. */
@@ -76,7 +76,7 @@ export class RenderDisk {
       const i = entries.findIndex((e) => e.file === file);
       if (i >= 0 && this.entries.get(keys[i]!) === entries[i]) this.drop(keys[i]!, entries[i]!);
     };
-    const read = (file: string, a: number, b: number) => this.handles.read(file, a, b);
+    const read = (file: string, a: number, b: number, into?: Buffer) => this.handles.read(file, a, b, into);
     const located = await locateAll(entries, window, (e) => (a, b) => read(e.file, a, b), lost);
     if (!located) return (release(), null);
     const size = (rs: readonly ByteRange[]) => rs.reduce((n, [a, b]) => n + b - a, 0);

@@ -22,11 +22,11 @@ export class RenderHandles {
     return this.held.size;
   }
 
-  /** Bytes [start, end) of `file`; throws when it cannot be opened or is shorter. */
-  async read(file: string, start: number, end: number): Promise<Buffer> {
+  /** Bytes [start, end) of `file`, in `into` when it has room (a new buffer otherwise); throws when it cannot be opened or is shorter. */
+  async read(file: string, start: number, end: number, into?: Buffer): Promise<Buffer> {
     const held = this.take(file);
     try {
-      const out = Buffer.allocUnsafe(end - start);
+      const out = into && into.length >= end - start ? into.subarray(0, end - start) : Buffer.allocUnsafe(end - start);
       const handle = await held.handle;
       // A read may return less than asked before the end (a network file system): read on until the end of the file.
       for (let at = 0; at < out.length; ) {

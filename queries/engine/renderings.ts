@@ -4,6 +4,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { fileIdentity, type DataFile } from '../files/data-file.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Engine } from './engine.ts';
+import type { PiecePool } from './piece-pool.ts';
 import { RenderDisk, type RenderedRanges } from './render-disk.ts';
 import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
 import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue, type RenderPriority } from './render-queue.ts';
@@ -22,14 +23,15 @@ export const PIECE_BYTES = 256 * 1024;
 const WHOLE_PIECE_BYTES = 1024 * 1024;
 
 /**
- * The window's bytes, a span of at most `piece` bytes at a time.
+ * The window's bytes, a span of at most `piece` bytes at a time, read into `pool`'s buffers if
+ * given (of `piece` bytes: each piece is then only valid until the pool lends its buffer again).
  * Throws when a rendering cannot be read (forgotten then) or holds fewer bytes than promised.
  */
-export async function* renderedPieces(read: RenderedRead, piece: number): AsyncGenerator<Buffer> {
+export async function* renderedPieces(read: RenderedRead, piece: number, pool?: PiecePool): AsyncGenerator<Buffer> {
   let [skip, sent] = [read.skip, 0];
   for (const f of read.files) {
     try {
-      for await (const part of rangePieces((a, b) => read.read(f.file, a, b), f.ranges, piece)) {
+      for await (const part of rangePieces((a, b) => read.read(f.file, a, b, pool?.take()), f.ranges, piece)) {
         const out = part.subarray(Math.min(skip, part.length));
         skip -= part.length - out.length;
         sent += out.length;

@@ -1,3 +1,4 @@
+import type { SendProgress } from '../engine/piece-pool.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -102,6 +103,12 @@ export interface Extract {
    * response is the whole body, with `keyValues` in its file (Parquet) or schema (Arrow) metadata.
    */
   chunks(keyValues?: Readonly<Record<string, string>>): AsyncGenerator<string | Buffer>;
+  /**
+   * Told by a response that writes the chunks straight to its socket how many of the bytes handed
+   * over have been written: the buffers of chunks read a piece at a time may then be read into
+   * again (engine/piece-pool.ts). Never told, every chunk is a buffer of its own.
+   */
+  sendsTo?(progress: SendProgress): void;
   /** Call when the response closes, however it closes: gives back what an unstarted response holds (files, temp budget). Idempotent. */
   dispose(): void;
 }

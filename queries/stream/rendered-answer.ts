@@ -1,3 +1,4 @@
+import { PiecePool } from '../engine/piece-pool.ts';
 import { PIECE_BYTES, readWhole, renderedPieces, type RenderedRead } from '../engine/renderings.ts';
 import type { Sources } from '../files/preflight.ts';
 import { wholeWindowBody } from '../formats.ts';
@@ -36,15 +37,16 @@ async function sendRendered(w: ReadWindow, read: RenderedRead): Promise<Extract>
     throw e;
   }
   let consumed = false;
+  const pool = new PiecePool(PIECE_BYTES);
   const chunks = async function* () {
     if (consumed) throw new Error('extract already consumed');
     consumed = true;
     try {
-      yield* renderedPieces(read, PIECE_BYTES);
+      yield* renderedPieces(read, PIECE_BYTES, pool);
     } finally {
       read.release();
     }
   };
   const written = { returned: read.returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }), bytes: read.bytes - read.skip };
-  return wholeWindow('rendered', w.sources, written, chunks, read.release);
+  return { ...wholeWindow('rendered', w.sources, written, chunks, read.release), sendsTo: (done) => pool.sendsTo(done) };
 }

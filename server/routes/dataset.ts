@@ -5,6 +5,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import type { DataVersion, Extract } from '../../queries/stream/extract-types.ts';
 import { prepareExtract } from '../../queries/stream/extract.ts';
+import { sendProgress } from '../../queries/engine/piece-pool.ts';
 import { mayBeRendered } from '../../queries/stream/rendered.ts';
 import { spoolBody } from '../../queries/stream/spool.ts';
 import { floorToSecond, instantFromDate, type Instant } from '../../queries/instant.ts';
@@ -95,7 +96,7 @@ async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: Ap
   const length = encoding === 'identity' ? known : null;
   if (length !== null || seesBrokenTransfers(request)) {
     head(length);
-    return sendBody(reply, ctx, d, x, body, () => x.dispose());
+    return sendBody(reply, ctx, d, x, body, () => x.dispose(), encoding === 'identity');
   }
   const spooled = await spoolBody(body, { tempDir: ctx.extract.tempDir, budget: ctx.extract.tempBudget, signal: r.signal }).catch((e: unknown) => {
     throw toProblem(e, ctx.config.retryAfterSeconds);
@@ -104,10 +105,19 @@ async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: Ap
   return sendBody(reply, ctx, d, x, createReadStream(spooled.path, { highWaterMark: 1 << 18 }), () => void spooled.dispose());
 }
 
-/** Streams `chunks` as the body, counting the bytes sent (as coded on the wire); `cleanup` runs once the response closes, however it closes. */
-function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x: Extract, chunks: AsyncIterable<string | Buffer> | Iterable<Buffer>, cleanup: () => void) {
+/**
+ * Streams `chunks` as the body, counting the bytes sent (as coded on the wire); `cleanup` runs once
+ * the response closes, however it closes. `direct`: the chunks are the extract's own, written to
+ * the socket as they are (no coding between): once the response is piped from the stream itself,
+ * the bytes neither left in the stream nor waiting to be written to the socket have been written
+ * (see Extract.sendsTo).
+ */
+function sendBody(reply: FastifyReply, ctx: AppContext, d: DatasetDescriptor, x: Extract, chunks: AsyncIterable<string | Buffer> | Iterable<Buffer>, cleanup: () => void, direct = false) {
   const sent = { rows: 0, bytes: 0 };
-  const body = Readable.from(counted(chunks, sent));
+  // A stream of bytes where the extract's own buffers go through (read ahead as far as one of objects: one chunk).
+  const body = Readable.from(counted(chunks, sent), direct ? { objectMode: false } : {});
+  // Only when the response is piped from `body` itself (no hook has put a stream between that may hold chunks).
+  if (direct && x.sendsTo) reply.raw.once('pipe', (source) => source === body && x.sendsTo?.(sendProgress(() => sent.bytes, body, reply.raw)));
   body.once('close', cleanup);
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) sent.rows = x.returned;

@@ -1,4 +1,5 @@
-import { pipeline, Readable, Transform } from 'node:stream';
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ContractChecker, type SentResponse } from './contract-checker.ts';
@@ -26,33 +27,38 @@ function decoded(body: Buffer, coding: string): Buffer {
 }
 
 /**
- * Passes a streamed body through unchanged while keeping a copy (CSV: its header row only) and
- * reports it once the stream has ended cleanly. A failed or aborted stream is never reported: it
- * was not a response. Errors and early closes travel through `pipeline` both ways, so aborts and
- * disposal behave as without the check.
+ * Keeps a copy of a streamed body (CSV: its header row only) as the response writes it, and
+ * reports it once the response has finished. The stream itself is left as it is: no stream comes
+ * between it and the response (the server reads large bodies into buffers it uses again once the
+ * response has written them, only when piped straight into it), and the copy is taken as each
+ * chunk is written, before it can be. A response that did not finish (failed, aborted) is never
+ * reported: it was not one.
  */
-function tee(source: Readable, mode: 'all' | 'first-line', coding: string, report: (body: string) => void): Transform {
+function tap(res: ServerResponse, mode: 'all' | 'first-line', coding: string, report: (body: string) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
-  const copy = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (!done) {
-        chunks.push(chunk);
-        size += chunk.length;
-        // A coded body's first line is known only once it is decoded.
-        done = (mode === 'first-line' && !coding && chunk.includes(10)) || size > MAX_CHECKED_BYTES;
-      }
-      callback(null, chunk);
-    },
-    flush(callback) {
-      if (size > MAX_CHECKED_BYTES && (mode === 'all' || coding)) report('<body too large for the conformance check>');
-      else report(decoded(Buffer.concat(chunks), coding).toString('utf8'));
-      callback();
-    },
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (done || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const copy = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+    chunks.push(copy);
+    size += copy.length;
+    // A coded body's first line is known only once it is decoded.
+    done = (mode === 'first-line' && !coding && copy.includes(10)) || size > MAX_CHECKED_BYTES;
+  };
+  const [write, end] = [res.write, res.end];
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0]);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as ServerResponse['write'];
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0]);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as ServerResponse['end'];
+  res.once('finish', () => {
+    if (size > MAX_CHECKED_BYTES && (mode === 'all' || coding)) report('<body too large for the conformance check>');
+    else report(decoded(Buffer.concat(chunks), coding).toString('utf8'));
   });
-  pipeline(source, copy, () => undefined);
-  return copy;
 }
 
 /** A schema Ajv cannot compile is a finding about the document; it must not turn the response into a 500. */
@@ -85,8 +91,8 @@ export async function checkConformance(app: FastifyInstance): Promise<Conformanc
     const coding = String(reply.getHeader('content-encoding') ?? '');
     // Fastify streams any payload with a pipe() method; so does the check.
     if (typeof (payload as Readable | null)?.pipe === 'function') {
-      if (mode && request.method !== 'HEAD') return tee(payload as Readable, mode, coding, report);
-      report(null);
+      if (mode && request.method !== 'HEAD') tap(reply.raw, mode, coding, report);
+      else report(null);
     } else if (Buffer.isBuffer(payload) && coding) report(decoded(payload, coding).toString('utf8'));
     else report(payload === undefined || payload === null ? null : String(payload));
     return payload;
