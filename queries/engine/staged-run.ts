@@ -35,19 +35,29 @@ async function begin(c: DuckDBConnection): Promise<void> {
   }
 }
 
+/** Tries of the staging table's create: a conflict means another connection's create is under way or done. */
+const CREATE_TRIES = 5;
+
 /**
  * The staging table, created (outside any transaction, so that no rollback undoes it) by the first
- * connection that needs it. A failed create is tried once more: two connections creating it at the
- * same moment conflict, and the table then exists.
+ * connection that needs it. A failed create is tried again: connections creating it at the same
+ * moment conflict ("write-write conflict") while one of them is under way, and the table then
+ * exists: tried again a little later (an immediate second try met a create still under way on a
+ * loaded machine).
  */
 async function ensureTable(c: DuckDBConnection, table: StagedWindow['table']): Promise<void> {
   const tables = keptFor(c).tables;
   if (tables.has(table.name)) return;
   await endTransaction(c);
-  try {
-    await c.run(table.create);
-  } catch {
-    await c.run(table.create);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await c.run(table.create);
+      break;
+    } catch (e) {
+      if (attempt >= CREATE_TRIES) throw e;
+      // The other create commits meanwhile: a few milliseconds, more on a loaded machine.
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+    }
   }
   tables.add(table.name);
 }
