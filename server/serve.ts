@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -5,13 +6,17 @@ import { shutDown, trackOpenResponses } from './shutdown.ts';
 
 /**
  * Builds the service and listens; returns once it accepts connections. SIGINT or SIGTERM drains
- * open responses for at most SHUTDOWN_GRACE_MS, then ends the process.
+ * open responses for at most SHUTDOWN_GRACE_MS, removes the process's folder in TEMP_DIR, then
+ * ends the process.
  */
 export async function serve(config: Config): Promise<void> {
-  const { app } = await buildApp(config);
+  const { app, context } = await buildApp(config);
   const open = trackOpenResponses(app);
   const stop = async () => {
     await shutDown(app, open, config.shutdownGraceMs);
+    // The app is closed (its spools, renderings and checks gone): what is left of its folder is
+    // empty folders, swept otherwise only by the next start.
+    await rm(context.extract.tempDir, { recursive: true, force: true }).catch(() => undefined);
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +88,7 @@ describe('SIGTERM drains for at most SHUTDOWN_GRACE_MS, then cuts what is left',
     expect(logs.find((l) => String(l.msg).startsWith('shutdown started'))).toMatchObject({ open: 2, graceMs: GRACE_MS });
     expect(logs.find((l) => l.msg === 'shutdown finished')).toMatchObject({ drained: 1, cut: 1 });
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+    // Nothing of the process is left in TEMP_DIR.
+    expect(await readdir(path.join(dir, '.tmp'))).not.toContain(`extracts-${served.child.pid}`);
   }, 60_000);
 });
