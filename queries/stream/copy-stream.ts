@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { PiecePool } from '../engine/piece-pool.ts';
 
 export const tempFileBase = (tempDir: string): string => path.join(tempDir, `extract-${randomUUID()}`);
 
@@ -19,16 +20,35 @@ export async function* readWhole(file: string, skip: number, signal: AbortSignal
   if (read !== Math.max(0, size - skip)) throw new Error(`read ${read} of ${size - skip} bytes of a group file`);
 }
 
+/** readWhole into `pool`'s buffers, a piece at a time: each piece is only valid until the pool lends its buffer again. */
+async function* readPooled(file: string, skip: number, signal: AbortSignal, size: number, pool: PiecePool): AsyncGenerator<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    for (let at = skip; at < size; ) {
+      signal.throwIfAborted();
+      const buffer = pool.take();
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - at), at);
+      if (bytesRead === 0) throw new Error(`read ${at - skip} of ${size - skip} bytes of a group file`);
+      at += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Files already written by COPY, sent whole in order and then removed (also when the transfer stops
- * early). `skipFirstBytes` drops the start of the first file that has any bytes.
+ * early). `skipFirstBytes` drops the start of the first file that has any bytes. With `pool`, read
+ * into its buffers (see readPooled).
  */
-export async function* streamWrittenFiles(files: readonly string[], skipFirstBytes: number, signal: AbortSignal): AsyncGenerator<Buffer> {
+export async function* streamWrittenFiles(files: readonly string[], skipFirstBytes: number, signal: AbortSignal, pool?: PiecePool): AsyncGenerator<Buffer> {
   try {
     let skip = skipFirstBytes;
     for (const file of files) {
       const size = (await stat(file)).size;
-      yield* readWhole(file, size > 0 ? skip : 0, signal, size);
+      const from = size > 0 ? skip : 0;
+      yield* pool ? readPooled(file, from, signal, size, pool) : readWhole(file, from, signal, size);
       if (size > 0) skip = 0;
     }
   } finally {

@@ -1,6 +1,7 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Lease } from '../engine/engine.ts';
+import { PiecePool } from '../engine/piece-pool.ts';
 import type { CachedRows } from '../engine/rows-cache.ts';
 import type { Reservation, TempBudget } from '../engine/temp-budget.ts';
 import { DatasetUnavailableError } from '../errors.ts';
@@ -138,15 +139,19 @@ async function admitToCache(w: WholeWindowCopy, files: readonly string[], writte
   return fromMemory(w.sources, rows, 'copy');
 }
 
+/** Bytes of a written file read at a time, into buffers used again once the response has written them (engine/piece-pool.ts). */
+const WRITTEN_PIECE_BYTES = 256 * 1024;
+
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
 export async function sendWritten(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sources'>, files: readonly string[], written: Written): Promise<Extract> {
   const { reservation, bytes } = await reserveWritten(w.ctx.tempBudget, files);
   let consumed = false;
+  const pool = new PiecePool(WRITTEN_PIECE_BYTES);
   const chunks = async function* () {
     if (consumed) throw new Error('extract already consumed');
     consumed = true;
     try {
-      yield* streamWrittenFiles(files, w.body.separator.length, w.ctx.signal);
+      yield* streamWrittenFiles(files, w.body.separator.length, w.ctx.signal, pool);
     } finally {
       reservation.release();
     }
@@ -157,7 +162,7 @@ export async function sendWritten(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sou
     for (const f of files) void rm(f, { force: true });
   };
   // The separator before the first row is not sent (every row carries one when there are rows).
-  return wholeWindow('copy', w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose);
+  return { ...wholeWindow('copy', w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose), sendsTo: (progress) => pool.sendsTo(progress) };
 }
 
 const removeAll = (files: readonly string[]) => Promise.all(files.map((f) => rm(f, { force: true })));
