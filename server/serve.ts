@@ -15,8 +15,9 @@ export async function serve(config: Config): Promise<void> {
   const stop = async () => {
     await shutDown(app, open, config.shutdownGraceMs);
     // The app is closed (its spools, renderings and checks gone): what is left of its folder is
-    // empty folders, swept otherwise only by the next start.
-    await rm(context.extract.tempDir, { recursive: true, force: true }).catch(() => undefined);
+    // empty folders, swept otherwise only by the next start. Tried again while a statement the
+    // close interrupted may still remove a file of its own.
+    await rm(context.extract.tempDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import type { StagedWindow } from '../sql/compile-staged.ts';
+import { wasStopped } from '../errors.ts';
 import { bind, keptFor, prepared } from './statements.ts';
 
 const NO_TRANSACTION = /no transaction is active/i;
@@ -54,7 +55,8 @@ async function ensureTable(c: DuckDBConnection, table: StagedWindow['table']): P
       await c.run(table.create);
       break;
     } catch (e) {
-      if (attempt >= CREATE_TRIES) throw e;
+      // An interrupt (the request gone, the server stopping) is not a conflict: no second try.
+      if (attempt >= CREATE_TRIES || wasStopped(e)) throw e;
       // The other create commits meanwhile: a few milliseconds, more on a loaded machine.
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
     }
