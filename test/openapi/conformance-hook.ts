@@ -28,13 +28,14 @@ function decoded(body: Buffer, coding: string): Buffer {
 
 /**
  * Keeps a copy of a streamed body (CSV: its header row only) as the response writes it, and
- * reports it once the response has finished. The stream itself is left as it is: no stream comes
- * between it and the response (the server reads large bodies into buffers it uses again once the
- * response has written them, only when piped straight into it), and the copy is taken as each
- * chunk is written, before it can be. A response that did not finish (failed, aborted) is never
- * reported: it was not one.
+ * reports it once the response has finished with the whole stream. The stream itself is left as it
+ * is: no stream comes between it and the response (the server reads large bodies into buffers it
+ * uses again once the response has written them, only when piped straight into it), and the copy
+ * is taken as each chunk is written, before it can be. A stream that failed or was cut is never
+ * reported: it was not a response (one that failed before its first byte is answered by an error,
+ * which comes through onSend again and is checked there).
  */
-function tap(res: ServerResponse, mode: 'all' | 'first-line', coding: string, report: (body: string) => void): void {
+function tap(res: ServerResponse, stream: Readable, mode: 'all' | 'first-line', coding: string, report: (body: string) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
@@ -56,6 +57,7 @@ function tap(res: ServerResponse, mode: 'all' | 'first-line', coding: string, re
     return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as ServerResponse['end'];
   res.once('finish', () => {
+    if (!stream.readableEnded) return;
     if (size > MAX_CHECKED_BYTES && (mode === 'all' || coding)) report('<body too large for the conformance check>');
     else report(decoded(Buffer.concat(chunks), coding).toString('utf8'));
   });
@@ -91,7 +93,7 @@ export async function checkConformance(app: FastifyInstance): Promise<Conformanc
     const coding = String(reply.getHeader('content-encoding') ?? '');
     // Fastify streams any payload with a pipe() method; so does the check.
     if (typeof (payload as Readable | null)?.pipe === 'function') {
-      if (mode && request.method !== 'HEAD') tap(reply.raw, mode, coding, report);
+      if (mode && request.method !== 'HEAD') tap(reply.raw, payload as Readable, mode, coding, report);
       else report(null);
     } else if (Buffer.isBuffer(payload) && coding) report(decoded(payload, coding).toString('utf8'));
     else report(payload === undefined || payload === null ? null : String(payload));
