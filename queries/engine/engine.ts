@@ -76,6 +76,8 @@ export class Engine {
   private readonly bulkByOwner = new Map<string, number>();
   private closed = false;
   private background: DuckDBConnection | null = null;
+  /** How long a request asking for a connection held it lately (ms; a quarter for the last one), null before any gave one back. */
+  private turnMs: number | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -144,6 +146,17 @@ export class Engine {
     return waitMs !== null && waitMs > this.maxQueueWaitMs;
   }
 
+  /**
+   * How long a request asking for a connection now should take to be answered: the requests queued
+   * ahead of it, then its own turn, at the recent length of a turn on a connection shared by `size`
+   * connections. 0 when a connection is idle and nobody waits (it starts at once); null when no
+   * turn has been timed yet.
+   */
+  answerMs(): number | null {
+    if (this.waiters.length === 0 && this.idle.length > 0) return 0;
+    return this.turnMs === null ? null : (this.turnMs * (this.waiters.length + this.size)) / this.size;
+  }
+
   /** The queue-full refusal, with how long the requests waiting now should take to be served. */
   refuse(): EngineBusyError {
     return new EngineBusyError(this.drain.secondsToDrain(this.waiters.length + 1, Date.now()));
@@ -152,7 +165,11 @@ export class Engine {
   /** A connection given to a request that asked for one: the pace the queue drains at. */
   private handOut(connection: DuckDBConnection): Lease {
     this.drain.record(Date.now());
-    return this.lease(connection, null);
+    return this.lease(connection, null, true);
+  }
+
+  private timeTurn(ms: number): void {
+    this.turnMs = this.turnMs === null ? ms : this.turnMs + (ms - this.turnMs) / 4;
   }
 
   /** A connection only if one is idle and nobody is waiting: extra parallelism never delays another request. */
@@ -193,14 +210,19 @@ export class Engine {
     else this.bulkByOwner.delete(owner);
   }
 
-  /** `owner`: a bulk lease, counted by whoever handed it out (tryAcquireBulk, giveBack); null: interactive. */
-  private lease(connection: DuckDBConnection, owner: string | null): Lease {
+  /**
+   * `owner`: a bulk lease, counted by whoever handed it out (tryAcquireBulk, giveBack); null:
+   * interactive. `timed`: a request's turn, which answerMs() goes by.
+   */
+  private lease(connection: DuckDBConnection, owner: string | null, timed = false): Lease {
     let released = false;
+    const started = timed ? performance.now() : 0;
     return {
       connection,
       release: () => {
         if (released) return;
         released = true;
+        if (timed) this.timeTurn(performance.now() - started);
         if (owner !== null) this.countBulk(owner, -1);
         this.giveBack(connection);
       },

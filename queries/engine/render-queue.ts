@@ -12,8 +12,8 @@ const MOST_QUEUED: Record<RenderPriority, number> = { asked: MAX_QUEUED, quiet: 
 const RANK: Record<RenderPriority, number> = { quiet: 0, seen: 1, asked: 2 };
 
 const priorityOf = (job: Pick<Job, 'seen' | 'quiet'>): RenderPriority => (!job.seen ? 'asked' : job.quiet ? 'quiet' : 'seen');
-/** A window waits for its files' renderings only when they are expected done within this time. */
-export const MAX_WAIT_MS = 3000;
+/** The longest a window waits for its file's rendering, however the rendering fares (a stalled disk): past it, the window goes the old way. */
+export const MAX_WAIT_MS = 6000;
 /** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
 const FIRST_RENDER_MS = 250;
 /** How often seen files waiting look again whether requests still wait for DuckDB. */
@@ -28,6 +28,9 @@ const YIELD_MS = 50;
 export class RenderQueue {
   private readonly jobs = new Map<string, Job>();
   private working = false;
+  /** The job being rendered, and when it started (performance.now()). */
+  private current: string | undefined;
+  private startedMs = 0;
   /** Set while seen files wait for the engine to be idle: when it is looked at again. */
   private retry: NodeJS.Timeout | undefined;
   /** How long a rendering kept takes lately (ms). */
@@ -59,16 +62,19 @@ export class RenderQueue {
   }
 
   /**
-   * The queued jobs of `keys`, no longer only seen, when the renderings up to the last of them are
-   * expected done within MAX_WAIT_MS (at the pace of the last ones, however loaded the cores); else null.
+   * The queued jobs of `keys`, no longer only seen, when they are one file, the one under way or
+   * next, expected done within `withinMs` (at the pace of the last renderings kept, the one under
+   * way by what is left of it); else null. A window never waits for a file further down the queue:
+   * under load a rendering takes two to three times what it took on a quiet core, and each file
+   * ahead adds that error (waits for files down the queue made a fresh server's burst tail 1–1.8 s).
    */
-  soon(engine: Engine, keys: readonly string[]): Job[] | null {
-    if (this.closed || engine.isClosed) return null;
-    // In the order they are rendered: every file asked for before any only seen.
-    const queued = [...this.jobs];
-    const order = [...queued.filter(([, j]) => !j.seen), ...queued.filter(([, j]) => j.seen)].map(([k]) => k);
-    const ahead = order.slice(0, Math.max(1, Math.floor(MAX_WAIT_MS / this.renderMs)));
-    if (keys.length === 0 || !keys.every((k) => ahead.includes(k))) return null;
+  soon(engine: Engine, keys: readonly string[], withinMs: number, nowMs = performance.now()): Job[] | null {
+    if (this.closed || engine.isClosed || keys.length === 0 || keys.some((k) => !this.jobs.has(k))) return null;
+    // In the order they are rendered: the one under way, then every file asked for before any only seen.
+    const first = this.current ?? [...this.jobs].find(([, j]) => !j.seen)?.[0] ?? this.jobs.keys().next().value;
+    if (keys.some((k) => k !== first)) return null;
+    const left = this.current === undefined ? this.renderMs : Math.max(0, this.renderMs - (nowMs - this.startedMs));
+    if (left > withinMs) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.
     for (const j of jobs) j.seen = j.quiet = false;
@@ -99,6 +105,7 @@ export class RenderQueue {
       // Each job leaves the queue only once done: asked again meanwhile, it is not queued twice.
       for (let next = this.next(engine); next; next = this.next(engine)) {
         const started = performance.now();
+        [this.current, this.startedMs] = [next[0], started];
         // The recent pace of renderings kept, a third for the last one: a rendering's time moves with
         // the load. One that failed or was refused early would make the next ones look sooner than they are.
         if (await this.render(engine, next[0], next[1])) this.renderMs += (performance.now() - started - this.renderMs) / 3;
@@ -107,6 +114,7 @@ export class RenderQueue {
       }
     } finally {
       this.working = false;
+      this.current = undefined;
     }
     // Only seen files left, and requests wait for DuckDB: looked at again later, never waited on, so
     // a file asked for meanwhile starts the work at once instead of queueing behind them.

@@ -8,7 +8,7 @@ import type { PiecePool } from './piece-pool.ts';
 import { RenderDisk, type RenderedRanges } from './render-disk.ts';
 import { renderJob, type Job, type RenderedFormat } from './render-job.ts';
 import { MAX_QUEUED, MAX_WAIT_MS, RenderQueue, type RenderPriority } from './render-queue.ts';
-import { contended, untilDoneOrAborted } from './render-timing.ts';
+import { untilDoneOrAborted } from './render-timing.ts';
 import { gathered, rangePieces, type RenderWindow } from './rendered-window.ts';
 
 export type { RenderedFormat } from './render-job.ts';
@@ -131,22 +131,25 @@ export class Renderings {
 
   /**
    * Where the window's rows lie in its files' renderings (kept on disk until released), or null when
-   * any file has none. While other requests use DuckDB, a window whose files not rendered are all
-   * expected rendered soon waits for their renderings instead of asking DuckDB: a file's rendering
-   * costs about what seven to ten of its 1-hour windows cost the old way, and the cores those
-   * windows would take go to it (`waits` false: not a window that waits). Null: answered the old
-   * way (DuckDB idle, a file not queued, or too far down the queue). One of more than `checkAbove`
-   * bytes only when its renderings are on disk as written.
+   * any file has none. While no connection is idle, a window of one file not rendered, whose
+   * rendering is under way or next and expected done sooner than the old way would answer it (the
+   * requests queued ahead of it and its own turn, at the recent length of a turn), waits for the
+   * rendering instead of asking DuckDB: a file's rendering costs about what seven to ten of its
+   * 1-hour windows cost the old way, and the cores those windows would take go to it (`waits`
+   * false: not a window that waits). Null: answered the old way (a connection idle, a file not
+   * queued or further down the queue, or its rendering not expected sooner). One of more than
+   * `checkAbove` bytes only when its renderings are on disk as written.
    */
   async rangesSoon(engine: Engine, format: RenderedFormat, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, window: RenderWindow, signal: AbortSignal, how: { checkAbove?: number; waits?: boolean } = {}): Promise<RenderedRead | null> {
     const found = await this.find(format, files, footerHashes, window, how.checkAbove);
-    // DuckDB idle: the old way is as quick as the window has ever been answered.
-    if (found || how.waits === false || !contended(engine)) return this.counted(found);
-    const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)));
+    // A connection idle: the old way is as quick as the window has ever been answered; no turn timed yet: nothing says it is slow.
+    const oldWayMs = found || how.waits === false ? 0 : (engine.answerMs() ?? 0);
+    if (oldWayMs <= 0) return this.counted(found);
+    const jobs = this.queue.soon(engine, Renderings.keys(format, files, footerHashes).filter((k) => !this.disk.has(k)), oldWayMs);
     if (!jobs) return this.counted(null);
     // Bounded however the renderings fare (a stalled disk): past it, the window goes the old way.
     this.waits++;
-    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, 2 * MAX_WAIT_MS).finally(() => this.waits--);
+    await untilDoneOrAborted(Promise.all(jobs.map((j) => j.done)), signal, MAX_WAIT_MS).finally(() => this.waits--);
     return this.counted(signal.aborted ? null : await this.find(format, files, footerHashes, window, how.checkAbove));
   }
 

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../../queries/engine/engine.ts';
+import type { Job } from '../../../queries/engine/render-job.ts';
+import { RenderQueue } from '../../../queries/engine/render-queue.ts';
+import { tempDir } from '../../helpers/fixtures.ts';
+import { until } from '../../helpers/until.ts';
+
+// How soon the queue expects a file's rendering: the one under way by what is left of it, each
+// after it at the pace (0.25 s before any rendering is timed).
+let engine: Engine;
+beforeAll(async () => {
+  const dir = await tempDir();
+  engine = await Engine.create({ dataDir: dir, tempDir: path.join(dir, 'tmp'), threads: 1, connections: 1, memoryLimit: '128MB', maxQueued: 10 });
+});
+afterAll(() => engine?.close());
+
+/** A queued file: the queue hands it to the render function untouched. */
+const job = { format: 'geojson' } as Omit<Job, 'done' | 'settle' | 'seen' | 'quiet'>;
+
+/** A queue whose renderings end when the test says: `finishAll()` ends each as it starts, kept, until none is left. */
+function heldQueue() {
+  const under: { key: string; end: () => void }[] = [];
+  const queue = new RenderQueue((_engine, key) => new Promise<boolean>((resolve) => under.push({ key, end: () => resolve(true) })));
+  const finishAll = async () => {
+    while (queue.size > 0) {
+      expect(await until(() => under.length > 0 || queue.size === 0)).toBe(true);
+      under.shift()?.end();
+    }
+    for (const u of under.splice(0)) u.end();
+  };
+  return { queue, under, finishAll };
+}
+
+describe('render queue: when a window waits for its file\'s rendering', () => {
+  it('for the file under way, by what is left of its expected time; never for one behind it', async () => {
+    const { queue, under, finishAll } = heldQueue();
+    const before = performance.now();
+    for (const k of ['a', 'b']) queue.add(k, job, 'asked');
+    queue.start(engine);
+    expect(under.map((u) => u.key)).toEqual(['a']);
+    // Just started: nearly 250 ms left.
+    expect(queue.soon(engine, ['a'], 200, before)).toBeNull();
+    expect(queue.soon(engine, ['a'], 260, before)).not.toBeNull();
+    // 200 ms into it (or more): at most 50 ms left.
+    const later = performance.now() + 200;
+    expect(queue.soon(engine, ['a'], 60, later)).not.toBeNull();
+    // Overdue: expected any moment.
+    expect(queue.soon(engine, ['a'], 0, later + 1000)).not.toBeNull();
+    // Behind it, or with it, however slow the old way; nor a file not queued, nor no file.
+    for (const keys of [['b'], ['a', 'b'], ['z'], []]) expect(queue.soon(engine, keys, Infinity)).toBeNull();
+    await finishAll();
+    expect(under).toEqual([]);
+  });
+
+  it('with none under way, for the next: a file asked for before files only seen, whatever the order they were queued in', async () => {
+    const { queue, finishAll } = heldQueue();
+    queue.add('seen-1', job, 'seen');
+    queue.add('seen-2', job, 'seen');
+    queue.add('asked', job, 'asked');
+    const now = performance.now();
+    expect(queue.soon(engine, ['seen-1'], Infinity, now)).toBeNull();
+    // None under way: a whole rendering (250 ms) left.
+    expect(queue.soon(engine, ['asked'], 240, now)).toBeNull();
+    expect(queue.soon(engine, ['asked'], 260, now)).not.toBeNull();
+    await finishAll();
+  });
+
+  it('with only seen files queued, for the first of them', async () => {
+    const { queue, finishAll } = heldQueue();
+    queue.add('seen-1', job, 'seen');
+    queue.add('seen-2', job, 'seen');
+    expect(queue.soon(engine, ['seen-2'], Infinity)).toBeNull();
+    expect(queue.soon(engine, ['seen-1'], Infinity)).not.toBeNull();
+    await finishAll();
+  });
+});
