@@ -58,6 +58,13 @@ async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
 
 /**
+ * The environment the shipped systemd unit and `npm start` add (the same test keeps them equal):
+ * glibc's malloc keeps an arena per thread that allocates (DuckDB's own threads use its jemalloc),
+ * memory freed in one rarely goes back. The bench's environment comes after, so a probe can set it otherwise.
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/**
  * The real server, `node bin/fire-api.js serve` with SERVER_NODE_FLAGS, as a child process configured
  * only through its environment, `parentEnv` included: `npm run bench` sets COMPILED_DIR=dist, so its
  * servers run the compiled tree as production does (a bench script run directly runs the sources).
@@ -72,7 +79,7 @@ export async function startServer(
   const child = ownChild(
     spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, 'bin/fire-api.js', 'serve'], {
       cwd: REPO_ROOT,
-      env: { ...parentEnv, ...env },
+      env: { ...SERVER_ENV, ...parentEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS } from '../../bench/server-process.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../bench/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -15,19 +15,30 @@ function flagsOf(command: string): string[] {
   return words.slice(node + 1, bin);
 }
 
+/** The variables a command line sets before the `node` that runs `bin/fire-api.js` (after any `&&`), COMPILED_DIR aside. */
+function envOf(command: string): Record<string, string> {
+  const last = command.split('&&').at(-1)!.trim().split(/\s+/);
+  const node = last.findIndex((w) => w === 'node' || w.endsWith('/node'));
+  return Object.fromEntries(last.slice(0, node).map((w) => w.split('=') as [string, string]).filter(([k]) => k !== 'COMPILED_DIR'));
+}
+
 /** The `COMPILED_DIR=` a command line sets, and whether it builds that tree first. */
 function compiledOf(command: string): { compiledDir: string | undefined; builds: boolean } {
   const compiledDir = /(?:^|\s)COMPILED_DIR=(\S+)\s/.exec(command)?.[1];
   return { compiledDir, builds: command.startsWith('node bin/build.mjs && ') };
 }
 
-it('the shipped unit, npm start and the bench run the server with the same Node flags, from the compiled tree', async () => {
+it('the shipped unit, npm start and the bench run the server with the same Node flags and malloc settings, from the compiled tree', async () => {
   const unit = await readFile(path.join(ROOT, 'deploy/systemd/fire-api@.service'), 'utf8');
   const exec = unit.split('\n').find((l) => l.startsWith('ExecStart='))!.slice('ExecStart='.length);
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   expect(flagsOf(exec)).toEqual([...SERVER_NODE_FLAGS]);
   expect(flagsOf(pkg.scripts.start!)).toEqual([...SERVER_NODE_FLAGS]);
   expect(SERVER_NODE_FLAGS).toContain('--max-semi-space-size=2');
+  const unitEnv = Object.fromEntries(unit.split('\n').filter((l) => /^Environment=MALLOC_/.test(l)).map((l) => l.slice('Environment='.length).split('=') as [string, string]));
+  expect(unitEnv).toEqual(SERVER_ENV);
+  expect(envOf(pkg.scripts.start!)).toEqual(SERVER_ENV);
+  expect(SERVER_ENV).toEqual({ MALLOC_ARENA_MAX: '2' });
   const compiled = { compiledDir: 'dist', builds: true };
   expect(unit.split('\n').filter((l) => l.startsWith('Environment=COMPILED_DIR='))).toEqual(['Environment=COMPILED_DIR=dist']);
   expect(compiledOf(pkg.scripts.start!)).toEqual(compiled);
