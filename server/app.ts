@@ -15,6 +15,7 @@ import { renderSeen } from '../queries/stream/rendered.ts';
 import { RowsCache } from '../queries/engine/rows-cache.ts';
 import { TempBudget } from '../queries/engine/temp-budget.ts';
 import { extractTempDir, renderingsDir } from '../queries/engine/temp-files.ts';
+import { readStatusesFor } from '../queries/files/status.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
 import { answerClientError } from './client-errors.ts';
@@ -169,6 +170,9 @@ export async function buildApp(config: Config, opts: { logStream?: NodeJS.Writab
 }
 
 async function assembleApp(app: FastifyInstance, config: Config, engine: Engine, keys: KeyRegistry): Promise<App> {
+  // Looked at once: a folder missing or unreadable is reported where it is used, as before.
+  const remote = await readStatusesFor(config.dataDir).catch(() => null);
+  if (remote) app.log.info({ fileSystem: remote }, 'DATA_DIR is on a network or user-space file system: file statuses are read through the thread pool, never inline');
   const metrics = new Metrics();
   const files = new FileStates(config.dataDir, (p) => app.log.warn(p, 'data file fails its check; windows touching it answer 503'));
   const tempDir = await extractTempDir(config.tempDir);

@@ -1,4 +1,6 @@
 import { stat, statSync, type BigIntStats, type Stats } from 'node:fs';
+import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 
 /** Inline reads one turn of the event loop may spend, in µs, before the rest of that turn's go to the thread pool. */
 const TURN_BUDGET_US = 2_000;
@@ -15,9 +17,12 @@ const PROBE_EVERY = 256;
  * form, against 0.8 ms read inline. So reads are made inline, but never more than TURN_BUDGET_US in
  * one turn of the event loop (a ten-year window's thousands of paths do not hold other requests up),
  * and not at all while the last inline read was slower than SLOW_US: the callback form then, which
- * waits without blocking (on a network mount a read is a round trip).
+ * waits without blocking (on a network mount a read is a round trip). Under a folder on a network
+ * file system (readStatusesFor), never inline.
  */
 export class StatusReader {
+  /** Folders on a network file system (with a trailing separator): every read under one goes to the thread pool. */
+  private readonly remote: string[] = [];
   private spentUs = 0;
   private turnEnds = false;
   private slowFor = 0;
@@ -34,17 +39,30 @@ export class StatusReader {
     return this.slowFor > 0;
   }
 
-  /** The status of `path` (ENOENT and the like reject, as `stat` does). */
-  of(path: string): Promise<Stats> {
-    return this.read(() => statSync(path), () => new Promise((resolve, reject) => stat(path, (e, s) => (e ? reject(e) : resolve(s)))));
+  /**
+   * Every read under `folder` through the thread pool from now on: it is on a network file system,
+   * where one read that hangs (a server gone) would otherwise hold the whole process, not one request.
+   */
+  poolUnder(folder: string): void {
+    const root = path.resolve(folder) + path.sep;
+    if (!this.remote.includes(root)) this.remote.push(root);
   }
 
-  /** The status of `path` with times in nanoseconds. */
-  nsOf(path: string): Promise<BigIntStats> {
-    return this.read(() => statSync(path, { bigint: true }), () => new Promise((resolve, reject) => stat(path, { bigint: true }, (e, s) => (e ? reject(e) : resolve(s)))));
+  /** The status of `file` (ENOENT and the like reject, as `stat` does). */
+  of(file: string): Promise<Stats> {
+    return this.read(file, () => statSync(file), () => new Promise((resolve, reject) => stat(file, (e, s) => (e ? reject(e) : resolve(s)))));
   }
 
-  private read<T>(inline: () => T, pooled: () => Promise<T>): Promise<T> {
+  /** The status of `file` with times in nanoseconds. */
+  nsOf(file: string): Promise<BigIntStats> {
+    return this.read(file, () => statSync(file, { bigint: true }), () => new Promise((resolve, reject) => stat(file, { bigint: true }, (e, s) => (e ? reject(e) : resolve(s)))));
+  }
+
+  private read<T>(file: string, inline: () => T, pooled: () => Promise<T>): Promise<T> {
+    if (this.remote.length > 0 && this.remote.some((r) => file.startsWith(r) || file === r.slice(0, -1))) {
+      this.reads.pooled++;
+      return pooled();
+    }
     if (this.slowFor > 0 || this.spentUs >= this.turnBudgetUs) {
       this.slowFor = Math.max(0, this.slowFor - 1);
       this.reads.pooled++;
@@ -71,7 +89,43 @@ export class StatusReader {
   }
 }
 
+/**
+ * Network and user-space file systems by their statfs magic number: a status read there is a round
+ * trip to a server or a daemon, and may never come back.
+ */
+const REMOTE_FILE_SYSTEMS = new Map<number, string>([
+  [0x6969, 'NFS'],
+  [0x517b, 'SMB'],
+  [0xff534d42, 'CIFS'],
+  [0xfe534d42, 'SMB2'],
+  [0x564c, 'NCP'],
+  [0x65735546, 'FUSE'],
+  [0x00c36400, 'Ceph'],
+  [0x01021997, '9P'],
+  [0x5346414f, 'AFS'],
+  [0x6b414653, 'AFS'],
+  [0x73757245, 'Coda'],
+  [0x01161970, 'GFS2'],
+  [0x7461636f, 'OCFS2'],
+  [0x47504653, 'GPFS'],
+  [0x0bd00bd0, 'Lustre'],
+  [0xaad7aaea, 'PanFS'],
+]);
+
+/** The name of a network or user-space file system by its statfs type, or null (a local one). */
+export const remoteFileSystem = (type: number): string | null => REMOTE_FILE_SYSTEMS.get(type >>> 0) ?? null;
+
 const reader = new StatusReader();
+
+/**
+ * Looks at the file system `folder` is on (DATA_DIR): on a network or user-space one, every status
+ * under it is read through the thread pool. Its name, or null for a local one (read inline while cheap).
+ */
+export async function readStatusesFor(folder: string, statuses: StatusReader = reader): Promise<string | null> {
+  const remote = remoteFileSystem((await statfs(folder)).type);
+  if (remote) statuses.poolUnder(folder);
+  return remote;
+}
 
 /** The status of `path`, read as StatusReader does (ENOENT and the like reject, as `stat` does). */
 export const statusOf = (path: string): Promise<Stats> => reader.of(path);

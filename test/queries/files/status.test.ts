@@ -1,7 +1,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StatusReader } from '../../../queries/files/status.ts';
+import { readStatusesFor, remoteFileSystem, StatusReader } from '../../../queries/files/status.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 
 const FIELDS = ['ino', 'size', 'mtimeMs', 'ctimeMs', 'mode'] as const;
@@ -73,5 +73,42 @@ describe('StatusReader: statuses read inline while cheap, through the thread poo
     const none = new StatusReader(0, 1e9);
     await agrees(none, files.slice(0, 2));
     expect(none.reads).toEqual({ inline: 0, pooled: 4 });
+  });
+});
+
+describe('StatusReader: a folder on a network file system is never read inline', () => {
+  it('network and user-space file systems by their statfs type (as a signed or unsigned 32-bit number); local ones are not', () => {
+    expect(remoteFileSystem(0x6969)).toBe('NFS');
+    expect(remoteFileSystem(0xff534d42)).toBe('CIFS');
+    expect(remoteFileSystem(0xff534d42 | 0)).toBe('CIFS');
+    expect(remoteFileSystem(0xfe534d42)).toBe('SMB2');
+    expect(remoteFileSystem(0x65735546)).toBe('FUSE');
+    expect(remoteFileSystem(0x01021997)).toBe('9P');
+    // ext4, XFS, Btrfs, tmpfs, overlayfs, ZFS
+    for (const local of [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1]) expect(remoteFileSystem(local)).toBeNull();
+  });
+
+  it('every status under a folder marked goes through the thread pool, however cheap; paths elsewhere, or beside it with the same prefix, stay inline', async () => {
+    const files = await someFiles(2);
+    const dir = path.dirname(files[0]!);
+    const beside = `${dir}-beside`;
+    await mkdir(beside);
+    const reader = new StatusReader(1e9, 1e9);
+    reader.poolUnder(dir);
+    await agrees(reader, [...files, dir]);
+    expect(reader.reads).toEqual({ inline: 0, pooled: 6 });
+    await expect(reader.of(path.join(dir, 'absent'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(reader.reads).toEqual({ inline: 0, pooled: 7 });
+    await agrees(reader, [beside]);
+    expect(reader.reads).toEqual({ inline: 2, pooled: 7 });
+  });
+
+  it('a folder on a local file system keeps inline reads; the file system is looked at with statfs', async () => {
+    const files = await someFiles(1);
+    const reader = new StatusReader(1e9, 1e9);
+    expect(await readStatusesFor(path.dirname(files[0]!), reader)).toBeNull();
+    await agrees(reader, files);
+    expect(reader.reads).toEqual({ inline: 2, pooled: 0 });
+    await expect(readStatusesFor(path.join(path.dirname(files[0]!), 'absent'), reader)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
