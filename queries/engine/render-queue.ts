@@ -22,8 +22,8 @@ const YIELD_MS = 50;
 /**
  * Files waiting to be rendered (and the one being rendered), rendered one after another in the
  * order asked, a file only seen by the background checks after every file asked for and only while
- * no request waits for DuckDB; and the recent pace of renderings kept, which says how far down the
- * queue a window may wait for its file.
+ * no request waits for DuckDB; and the recent pace of renderings kept, which says how soon the file
+ * under way or next is expected done (a window waits for no other).
  */
 export class RenderQueue {
   private readonly jobs = new Map<string, Job>();
@@ -64,7 +64,7 @@ export class RenderQueue {
   /**
    * The queued jobs of `keys`, no longer only seen, when they are one file, the one under way or
    * next, expected done within `withinMs` (at the pace of the last renderings kept, the one under
-   * way by what is left of it); else null. A window never waits for a file further down the queue:
+   * way by what is left of it, and not at all once it has taken twice that); else null. A window never waits for a file further down the queue:
    * under load a rendering takes two to three times what it took on a quiet core, and each file
    * ahead adds that error (waits for files down the queue made a fresh server's burst tail 1–1.8 s).
    */
@@ -73,7 +73,10 @@ export class RenderQueue {
     // In the order they are rendered: the one under way, then every file asked for before any only seen.
     const first = this.current ?? [...this.jobs].find(([, j]) => !j.seen)?.[0] ?? this.jobs.keys().next().value;
     if (keys.some((k) => k !== first)) return null;
-    const left = this.current === undefined ? this.renderMs : Math.max(0, this.renderMs - (nowMs - this.startedMs));
+    // Past twice its expected time, the one under way says nothing of when it ends (a stalled disk).
+    const elapsed = this.current === undefined ? 0 : nowMs - this.startedMs;
+    if (elapsed > 2 * this.renderMs) return null;
+    const left = this.current === undefined ? this.renderMs : Math.max(0, this.renderMs - elapsed);
     if (left > withinMs) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.

@@ -32,7 +32,8 @@ export async function prepareExtract(ctx: ExtractContext, req: ExtractRequest): 
       request.release();
       return cached;
     }
-    const rendered = await answerRendered(ctx, req, sources, cacheKey);
+    // A request that holds a connection already (its files' checks needed one) never waits for a rendering: the old way is at hand.
+    const rendered = await answerRendered(ctx, req, sources, cacheKey, !request.held);
     if (rendered) {
       request.release();
       return rendered;

@@ -14,14 +14,14 @@ import { verifyWritten, wholeWindow } from './whole-window.ts';
  * changed just before it was listed has its footer read again after the rows are found, before the
  * first byte; the others are the versions their renderings hold (see assertFilesUnchanged). A
  * window of more than IN_MEMORY_MAX_BYTES is read and sent a piece at a time, its renderings kept
- * until it is sent.
+ * until it is sent. `mayWait` false: never waits for a rendering (the request holds a connection).
  */
-export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null): Promise<Extract | null> {
+export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null, mayWait = true): Promise<Extract | null> {
   const body = ctx.renderings ? wholeWindowBody(req.format, req.descriptor) : null;
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   if (!body || files.length === 0) return null;
   const w = { ctx, req, sources, body, group: { files, presorted: presorted(sources) }, cacheKey };
-  const read = await readRendered(w, IN_MEMORY_MAX_BYTES);
+  const read = await readRendered(w, IN_MEMORY_MAX_BYTES, mayWait);
   if (!read) return null;
   if (read.bytes - read.skip > IN_MEMORY_MAX_BYTES) return sendRendered(w, read);
   const whole = await readWhole(read);

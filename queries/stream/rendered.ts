@@ -41,13 +41,14 @@ const renderableRows = (ctx: Pick<ExtractContext, 'rowLimit' | 'groupRows'>, row
 /**
  * Where the window's rows lie in its files' renderings (kept until released), or null: not rendered
  * (yet, or any more), or not renderable. One of more than `sentWhole` bytes, to be sent a piece at a
- * time, is checked on disk first.
+ * time, is checked on disk first. A small window waits for its file's rendering when it is soon,
+ * unless `mayWait` is false.
  */
-export async function readRendered(w: Window, sentWhole: number): Promise<RenderedRead | null> {
+export async function readRendered(w: Window, sentWhole: number, mayWait = true): Promise<RenderedRead | null> {
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
-  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, { checkAbove: sentWhole, waits: small(w) });
+  const read = await w.ctx.renderings!.rangesSoon(w.ctx.engine, format, windowFiles(w), w.sources.footerHashes, window, w.ctx.signal, { checkAbove: sentWhole, waits: mayWait && small(w) });
   // While others use DuckDB, queued before this window is answered the old way: the file's windows
   // asked meanwhile wait for its rendering instead. Alone, rendered after it, as it never slows it.
   if (!read && small(w) && contended(w.ctx.engine)) w.ctx.renderings!.renderLater(w.ctx.engine, format, wholeFileSpec(w.ctx, w.req.descriptor), windowFiles(w), w.sources.footerHashes);

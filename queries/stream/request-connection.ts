@@ -4,6 +4,8 @@ import type { Engine, Lease } from '../engine/engine.ts';
 /** The connection of one request: leased on first use, interrupted when the request is aborted. */
 export interface RequestConnection {
   connection(): Promise<DuckDBConnection>;
+  /** Whether a connection has been asked for (and is held, or being waited for). */
+  readonly held: boolean;
   /** Stops interrupting and gives the connection back (if one was leased); idempotent. */
   release(): void;
 }
@@ -24,6 +26,9 @@ export function requestConnection(engine: Engine, signal: AbortSignal): RequestC
     connection: async () => {
       leasing ??= engine.acquire(signal).then((l) => (lease = l));
       return (await leasing).connection;
+    },
+    get held() {
+      return leasing !== null && !done;
     },
     release: () => {
       done = true;

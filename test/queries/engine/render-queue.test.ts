@@ -39,14 +39,15 @@ describe('render queue: when a window waits for its file\'s rendering', () => {
     for (const k of ['a', 'b']) queue.add(k, job, 'asked');
     queue.start(engine);
     expect(under.map((u) => u.key)).toEqual(['a']);
-    // Just started: nearly 250 ms left.
+    // Just started: 250 ms left as seen from before it started, at most that from now.
     expect(queue.soon(engine, ['a'], 200, before)).toBeNull();
-    expect(queue.soon(engine, ['a'], 260, before)).not.toBeNull();
+    expect(queue.soon(engine, ['a'], 250, performance.now())).not.toBeNull();
     // 200 ms into it (or more): at most 50 ms left.
     const later = performance.now() + 200;
-    expect(queue.soon(engine, ['a'], 60, later)).not.toBeNull();
-    // Overdue: expected any moment.
-    expect(queue.soon(engine, ['a'], 0, later + 1000)).not.toBeNull();
+    expect(queue.soon(engine, ['a'], 50, later)).not.toBeNull();
+    // Overdue (past 250 ms, within 500): expected any moment. Past twice its time: not expected at all.
+    expect(queue.soon(engine, ['a'], 0, performance.now() + 300)).not.toBeNull();
+    expect(queue.soon(engine, ['a'], Infinity, later + 1000)).toBeNull();
     // Behind it, or with it, however slow the old way; nor a file not queued, nor no file.
     for (const keys of [['b'], ['a', 'b'], ['z'], []]) expect(queue.soon(engine, keys, Infinity)).toBeNull();
     await finishAll();

@@ -9,6 +9,9 @@ import { FileChecker } from '../../../queries/files/check.ts';
 import { parseInstant } from '../../../queries/instant.ts';
 import { TempBudgetFullError } from '../../../queries/errors.ts';
 import { TempBudget } from '../../../queries/engine/temp-budget.ts';
+import { Renderings } from '../../../queries/engine/renderings.ts';
+import { hashFooter } from '../../../queries/files/footer.ts';
+import { until } from '../../helpers/until.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
@@ -162,5 +165,38 @@ describe('prepareExtract on a cold window', () => {
       expect(checker.cached(hotspots, { path: file, size, mtimeMs, ino, ctimeMs })).toMatchObject({ ok: true, rows: 1000 });
     }
     extract.dispose();
+  });
+});
+
+describe('prepareExtract and renderings', () => {
+  it('a request that took a connection to check its files never waits for its file\'s rendering, however soon it is', async () => {
+    const own = await Engine.create({ dataDir, tempDir: path.join(dataDir, '.tmp'), threads: 1, connections: 2, memoryLimit: '1GB', maxQueued: 8 });
+    // A turn of a third of a second: the old way looks slower than a rendering expected in 0.25 s.
+    const slow = await own.acquire();
+    await new Promise((r) => setTimeout(r, 340));
+    slow.release();
+    const renderings = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const file = path.join(dataDir, 'hotspots/date=2025-07-01/a.parquet');
+    const { size, mtimeMs, ino, ctimeMs } = await stat(file);
+    const f = { path: file, size, mtimeMs, ino, ctimeMs };
+    const spec = { descriptor: hotspots, dataDir, filters: [], params: {}, stationFiles: null };
+    const held = await own.acquire();
+    try {
+      // Queued, not started: a large window's file waits while any request uses DuckDB.
+      renderings.renderLater(own, 'geojson', spec, [f], new Map([[file, await hashFooter(f)]]), 'quiet');
+      expect(renderings.pending).toBe(1);
+      const day = { ...request, format: 'geojson' as const, window: { from: parseInstant('2025-07-01')!, to: parseInstant('2025-07-02')! } };
+      // Its checks not cached: the request takes the other connection for them, and then none is idle.
+      const extract = (await prepareExtract({ ...context(5000), engine: own, checker: new FileChecker(dataDir), inMemoryRows: 100_000, connectionsPerExtract: 1, renderings }, day))!;
+      expect(extract.returned).toBe(1000);
+      expect(extract.way).toBe('memory');
+      expect([renderings.hits, renderings.waiting]).toEqual([0, 0]);
+      extract.dispose();
+    } finally {
+      held.release();
+    }
+    expect(await until(() => renderings.pending === 0)).toBe(true);
+    expect(renderings.files).toBe(1);
+    own.close();
   });
 });
