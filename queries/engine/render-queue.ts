@@ -64,9 +64,10 @@ export class RenderQueue {
   /**
    * The queued jobs of `keys`, no longer only seen, when they are one file, the one under way or
    * next, expected done within `withinMs` (at the pace of the last renderings kept, the one under
-   * way by what is left of it, and not at all once it has taken twice that); else null. A window never waits for a file further down the queue:
-   * under load a rendering takes two to three times what it took on a quiet core, and each file
-   * ahead adds that error (waits for files down the queue made a fresh server's burst tail 1–1.8 s).
+   * way by what is left of it, and not at all once it has taken twice that); else null. A window
+   * never waits for a file further down the queue: under load a rendering takes two to three times
+   * what it took on a quiet core, and each file ahead adds that error (waits for files down the
+   * queue made a fresh server's burst tail 1–1.8 s).
    */
   soon(engine: Engine, keys: readonly string[], withinMs: number, nowMs = performance.now()): Job[] | null {
     if (this.closed || engine.isClosed || keys.length === 0 || keys.some((k) => !this.jobs.has(k))) return null;
