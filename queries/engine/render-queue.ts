@@ -70,10 +70,7 @@ export class RenderQueue {
    * queue made a fresh server's burst tail 1–1.8 s).
    */
   soon(engine: Engine, keys: readonly string[], withinMs: number, nowMs = performance.now()): Job[] | null {
-    if (this.closed || engine.isClosed || keys.length === 0 || keys.some((k) => !this.jobs.has(k))) return null;
-    // In the order they are rendered: the one under way, then every file asked for before any only seen.
-    const first = this.current ?? [...this.jobs].find(([, j]) => !j.seen)?.[0] ?? this.jobs.keys().next().value;
-    if (keys.some((k) => k !== first)) return null;
+    if (this.closed || engine.isClosed || keys.length !== 1 || keys[0] !== this.first()) return null;
     // Past twice its expected time, the one under way says nothing of when it ends (a stalled disk).
     const elapsed = this.current === undefined ? 0 : nowMs - this.startedMs;
     if (elapsed > 2 * this.renderMs) return null;
@@ -84,6 +81,13 @@ export class RenderQueue {
     for (const j of jobs) j.seen = j.quiet = false;
     this.start(engine);
     return jobs;
+  }
+
+  /** The file rendered first: the one under way, else the first asked for, else the first only seen. */
+  private first(): string | undefined {
+    if (this.current !== undefined) return this.current;
+    for (const [key, job] of this.jobs) if (!job.seen) return key;
+    return this.jobs.keys().next().value;
   }
 
   /**
