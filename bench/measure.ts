@@ -32,7 +32,7 @@ const CSV_BYTES_PER_ROW = 150;
 const MAX_ABORT_BYTES = 8 * 1024 * 1024;
 
 /** The scenarios measured on one shared, warmed server; every other scenario gets a fresh server of its own. */
-const SHARED_SERVER: readonly ScenarioName[] = ['year-csv', 'month-geojson', 'year-readings-csv', 'year-parquet', 'year-arrow', 'window-sizes', 'small-windows'];
+const SHARED_SERVER: readonly ScenarioName[] = ['year-csv', 'month-geojson', 'year-readings-csv', 'year-parquet', 'year-arrow', 'window-sizes'];
 
 /** The load scenarios' results, by name (figures-load.ts makes their figures). */
 export interface LoadMeasured {
@@ -65,7 +65,7 @@ async function measureAggregateScenario(o: BenchOptions, setup: ServerSetup, log
   return r;
 }
 
-/** The COPY-compared extracts, then window-sizes and small-windows, on the shared server; year-csv runs first, so its peak RSS is its own. */
+/** The COPY-compared extracts, then window-sizes, on the shared server; year-csv runs first, so its peak RSS is its own. */
 async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, setup: ServerSetup, only: Set<ScenarioName>, log: Log, m: Measured): Promise<void> {
   for (const s of plan.specs.filter((s) => only.has(s.name))) {
     log(`${s.name}: GET ${extractPath(s)} (${s.title}) ...`);
@@ -90,19 +90,29 @@ async function runShared(server: ServerProcess, o: BenchOptions, plan: Plan, set
     log(`window-sizes: ${sizes.windows.map((w) => `${w.label} ${Math.round(w.rowsPerSecond).toLocaleString('en')} rows/s`).join(', ')}`);
     m.load['window-sizes'] = sizes;
   }
-  if (only.has('small-windows')) {
+}
+
+/**
+ * small-windows on a server of its own (it judges memory), rendering the files present at start as
+ * shipped (RENDER_AT_START); the bench waits for those renderings after its warm-up burst. Then the
+ * engine floor in the bench process, the server idle.
+ */
+async function measureSmallWindows(o: BenchOptions, setup: ServerSetup, log: Log): Promise<NonNullable<Measured['load']['small-windows']>> {
+  const on = { ...setup, env: { ...setup.env, RENDER_AT_START: 'true' } };
+  const ask = { dataset: hotspots.name, window: fullWindow(o), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds, keys: setup.keys };
+  const small = (await withServer(on, o, 'small-windows', { warm: true }, log, async (server) => {
     log(`small-windows: ${SMALL_WINDOW_CONNECTIONS} connections, ${o.smallSeconds} s of 1-hour GeoJSON windows (autocannon) ...`);
-    const small = await runSmallWindows(server, { dataset: hotspots.name, window: fullWindow(o), connections: SMALL_WINDOW_CONNECTIONS, seconds: o.smallSeconds, keys: setup.keys });
-    log(`small-windows: ${small.requestsPerSecond.toFixed(0)} req/s, p99 ${small.latencyP99Ms} ms, statuses ${JSON.stringify(small.statusCounts)}; one client: p50 ${small.sequential.p50Ms} ms`);
-    const { duckdbConnections: connections, duckdbThreads: threads, duckdbMemoryLimit: memoryLimit } = setup.config;
-    log(`small-windows: engine floor, DuckDB in the bench process (${connections} connections, ${threads} thread(s)), the same hours ...`);
-    const floor = await runEngineFloor(
-      { dataDir: o.dataDir, dataset: hotspots.name, timeColumn: hotspots.time!.column, orderBy: hotspots.orderBy, window: fullWindow(o), connections, threads, memoryLimit, seconds: o.smallSeconds, sequentialSeconds: small.sequential.seconds },
-      1,
-    );
-    log(`small-windows: engine floor ${floor.queriesPerSecond.toFixed(0)} q/s, p99 ${floor.p99Ms.toFixed(1)} ms; one connection p50 ${floor.sequentialP50Ms.toFixed(1)} ms`);
-    m.load['small-windows'] = { ...small, floor };
-  }
+    return runSmallWindows(server, ask);
+  })).value;
+  log(`small-windows: ${small.requestsPerSecond.toFixed(0)} req/s, p99 ${small.latencyP99Ms} ms, statuses ${JSON.stringify(small.statusCounts)}; one client: p50 ${small.sequential.p50Ms} ms`);
+  const { duckdbConnections: connections, duckdbThreads: threads, duckdbMemoryLimit: memoryLimit } = setup.config;
+  log(`small-windows: engine floor, DuckDB in the bench process (${connections} connections, ${threads} thread(s)), the same hours ...`);
+  const floor = await runEngineFloor(
+    { dataDir: o.dataDir, dataset: hotspots.name, timeColumn: hotspots.time!.column, orderBy: hotspots.orderBy, window: fullWindow(o), connections, threads, memoryLimit, seconds: o.smallSeconds, sequentialSeconds: small.sequential.seconds },
+    1,
+  );
+  log(`small-windows: engine floor ${floor.queriesPerSecond.toFixed(0)} q/s, p99 ${floor.p99Ms.toFixed(1)} ms; one connection p50 ${floor.sequentialP50Ms.toFixed(1)} ms`);
+  return { ...small, floor };
 }
 
 /** concurrent-year-csv on a fresh server: the single-extract rows/s comes from year-csv when it ran, else from one extract measured here first. */
@@ -173,6 +183,7 @@ export async function measure(o: BenchOptions, plan: Plan, log: Log): Promise<Me
       const nodeArgs = o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [];
       m.shared = await withServer(setup, o, `shared: ${shared.join(' ')}`, { warm: true, nodeArgs }, log, (s) => runShared(s, o, plan, setup, only, log, m));
     }
+    if (only.has('small-windows')) m.load['small-windows'] = await measureSmallWindows(o, setup, log);
     if (only.has('concurrent-year-csv')) m.load['concurrent-year-csv'] = (await withServer(setup, o, 'concurrent-year-csv', { warm: true }, log, (s) => runConcurrentYear(s, plan, m, log))).value;
     if (only.has('aborts')) {
       log(`aborts: ${o.aborts} aborted extracts, ${ABORT_CONCURRENCY} at a time ...`);

@@ -139,7 +139,7 @@ function startBackgroundChecks(app: FastifyInstance, ctx: AppContext): Backgroun
       skipped: (s) => app.log.warn(s, 'partition folder name is not a valid partition key; its files are never served'),
       checked: (r) => app.log.info({ files: r.files, ms: r.ms }, r.warm ? 'data file checks warmed' : 'new or changed data files checked'),
       failed: (e) => app.log.warn({ err: e }, 'data file check process failed; its files are tried again next round'),
-      seen: (s) => renderSeen(ctx.extract, s.dataset, s.file, s.verdict),
+      seen: (s) => (!s.atStart || ctx.config.renderAtStart) && renderSeen(ctx.extract, s.dataset, s.file, s.verdict, s.atStart ? 'stock' : 'seen'),
     },
   });
   checks.start();

@@ -18,7 +18,8 @@ const Env = z.object({
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
   AGGREGATE_CACHE_MB: z.coerce.number().min(0).default(32),
-  RENDER_CACHE_MB: z.coerce.number().min(0).default(2048),
+  RENDER_CACHE_MB: z.coerce.number().min(0).default(4096),
+  RENDER_AT_START: z.stringbool().default(true),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   SEND_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   EXTRACT_AHEAD_MB: z.coerce.number().positive().default(64),
@@ -84,6 +85,8 @@ export interface Config {
   aggregateCacheBytes: number;
   /** Disk for files' GeoJSON Features rendered once and served by byte range (0: off). */
   renderCacheBytes: number;
+  /** Files the start-up checks find good rendered too, into the room the budget leaves, while no request uses DuckDB. */
+  renderAtStart: boolean;
   /** Engine time one request may take (planning, counting, writing groups); a client's download does not count. */
   queryTimeoutMs: number;
   /** A download is cut when its client takes no bytes for this long. */
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),
     aggregateCacheBytes: Math.floor(e.AGGREGATE_CACHE_MB * 1024 * 1024),
     renderCacheBytes: Math.floor(e.RENDER_CACHE_MB * 1024 * 1024),
+    renderAtStart: e.RENDER_AT_START,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     sendIdleTimeoutMs: e.SEND_IDLE_TIMEOUT_MS,
     extractAheadBytes: Math.floor(e.EXTRACT_AHEAD_MB * 1024 * 1024),

@@ -91,11 +91,11 @@ export class RenderDisk {
 
   /**
    * Counts `bytes` as written by the rendering under way, least recently used renderings out to make
-   * room; false, nothing evicted, when they pass the budget alone.
+   * room; false, nothing evicted, when they pass the budget alone, or (`evict` false) the room left.
    */
-  hold(bytes: number): boolean {
+  hold(bytes: number, evict = true): boolean {
     this.writing = bytes;
-    if (bytes > this.maxBytes) return false;
+    if (bytes > this.maxBytes || (!evict && this.kept + this.doomedBytes + bytes > this.maxBytes)) return false;
     this.evict();
     return true;
   }

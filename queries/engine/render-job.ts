@@ -16,13 +16,18 @@ import { recordsSize, writeRecords } from './render-records.ts';
 /** The text formats rendered: each file's rendering of one is its own entry. */
 export type RenderedFormat = 'geojson' | 'csv';
 
+/**
+ * How soon a queued file is rendered: 'asked' (a window waits), 'seen' (found by the background
+ * checks after start-up), 'quiet' (a large window's), 'stock' (present at start: rendered last, and
+ * only into room the budget has left).
+ */
+export type RenderPriority = 'asked' | 'quiet' | 'seen' | 'stock';
+
 /** A file to render, as listed and checked. */
 export interface Job {
   format: RenderedFormat;
-  /** Not waited for (seen by the background checks, or a large window's file): rendered only while no request waits for DuckDB. */
-  seen: boolean;
-  /** A large window's file: rendered only while no request uses DuckDB at all. */
-  quiet: boolean;
+  /** How soon it is rendered (raised to 'asked' when a window waits for it), and for 'stock' that it only fills room left. */
+  priority: RenderPriority;
   spec: QuerySpec;
   file: DataFile;
   hash: string;
@@ -32,11 +37,12 @@ export interface Job {
 }
 
 /**
- * How a rendering ended: kept; refused (past the budget alone, not a failure); broken (failed for a
- * cause of the file's own, not tried again); failed (a cause of the moment, tried again when next
- * asked for); closed (the engine closed under it).
+ * How a rendering ended: kept; refused (past the budget alone, not a failure); full (a file present
+ * at start past the room left, which it never makes by evicting: not a failure, the file is rendered
+ * when asked for); broken (failed for a cause of the file's own, not tried again); failed (a cause of
+ * the moment, tried again when next asked for); closed (the engine closed under it).
  */
-export type Outcome = 'kept' | 'refused' | 'broken' | 'failed' | 'closed';
+export type Outcome = 'kept' | 'refused' | 'full' | 'broken' | 'failed' | 'closed';
 
 /** Where renderings are written and the disk budget they are kept in. */
 export interface RenderPlace {
@@ -49,20 +55,28 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
   // A name of its own: removing an evicted or lost rendering never removes a newer one of the same key.
   const file = path.join(place.dir, key.replace('.', `-${randomBytes(6).toString('hex')}.`));
   let kept = false;
+  // A file present at start fills room left (its priority read at each look: a window may wait for it meanwhile).
+  let full = false;
+  const hold = (bytes: number) => {
+    const evicts = job.priority !== 'stock';
+    if (place.disk.hold(bytes, evicts)) return true;
+    full = !evicts && bytes <= place.disk.maxBytes;
+    return false;
+  };
   try {
     const spec = { ...job.spec, filters: [], params: {}, stationFiles: null };
     await mkdir(place.dir, { recursive: true });
     const c = await engine.backgroundConnection();
-    const rendered = await renderFile(c, place, job.format, spec, job.file.path, file);
+    const rendered = await renderFile(c, hold, job.format, spec, job.file.path, file);
     // Past the budget alone (its text, or the scratch copy it was cut from): never kept nor tried again.
-    if (!rendered) return 'refused';
+    if (!rendered) return full ? 'full' : 'refused';
     await assertWhole(c, spec, job.file.path, rendered.keys.length);
     // Read as stored: a file not in order key after all is never kept (its windows would be wrong).
     if (!ascending(rendered.keys)) throw new Error('a rendered file not stored in order key');
     const index = rendered.index !== undefined ? rendered.index : await readFilterIndex(c, spec, job.file.path, 'stored');
     if (index && index.lat.length !== rendered.keys.length) throw new Error('the filter columns and the rendering disagree');
     // The records after the text: past the budget with them, the rendering passes it alone.
-    if (!place.disk.hold(rendered.bytes + recordsSize(rendered.keys.length, index))) return 'refused';
+    if (!hold(rendered.bytes + recordsSize(rendered.keys.length, index))) return full ? 'full' : 'refused';
     const entry = await writeRecords(file, rendered.bytes, { keys: rendered.keys, offsets: rendered.offsets, index });
     // The rows belong to this key only if the file is still the one listed and checked: its status,
     // and its footer read again (a rewrite within one tick of the clock keeps the status; a window
@@ -82,13 +96,12 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
 }
 
 /**
- * The file's text in `format` written to `target` within the disk budget (null: past it alone), and
+ * The file's text in `format` written to `target` within the disk budget (null: `hold` refused it), and
  * for GeoJSON its filter index read in the same pass (undefined: read apart). Only files stored in
  * order key are rendered: read as stored, with no sort holding a day's text at once.
  */
-async function renderFile(c: DuckDBConnection, place: RenderPlace, format: RenderedFormat, spec: QuerySpec, file: string, target: string): Promise<(RenderedRows & { index?: FilterIndex | null }) | null> {
-  const hold = (bytes: number) => place.disk.hold(bytes);
-  if (format === 'csv') return writeCsv(c, spec, file, { scratch: `${target}.copy`, dir: place.dir, hold }, target, 'stored');
+async function renderFile(c: DuckDBConnection, hold: (bytes: number) => boolean, format: RenderedFormat, spec: QuerySpec, file: string, target: string): Promise<(RenderedRows & { index?: FilterIndex | null }) | null> {
+  if (format === 'csv') return writeCsv(c, spec, file, { scratch: `${target}.copy`, dir: path.dirname(target), hold }, target, 'stored');
   return writeFeatures(c, spec, file, target, hold, 'stored');
 }
 

@@ -1,17 +1,14 @@
 import type { Engine } from './engine.ts';
-import type { Job } from './render-job.ts';
+import type { Job, RenderPriority } from './render-job.ts';
 import { contended, idle } from './render-timing.ts';
 
-/** How soon a queued file is rendered: 'asked' (a window waits), 'seen' (found by the background checks), 'quiet' (a large window's). */
-export type RenderPriority = 'asked' | 'quiet' | 'seen';
+export type { RenderPriority } from './render-job.ts';
 
 /** Files of each priority waiting beyond this are not queued; they are asked for again by their next window. */
 export const MAX_QUEUED = 1000;
 /** Files queued at most by priority: files seen by the background checks, new data, a little at a time. */
-const MOST_QUEUED: Record<RenderPriority, number> = { asked: MAX_QUEUED, quiet: MAX_QUEUED, seen: 16 };
-const RANK: Record<RenderPriority, number> = { quiet: 0, seen: 1, asked: 2 };
-
-const priorityOf = (job: Pick<Job, 'seen' | 'quiet'>): RenderPriority => (!job.seen ? 'asked' : job.quiet ? 'quiet' : 'seen');
+const MOST_QUEUED: Record<RenderPriority, number> = { asked: MAX_QUEUED, quiet: MAX_QUEUED, seen: 16, stock: MAX_QUEUED };
+const RANK: Record<RenderPriority, number> = { stock: 0, quiet: 1, seen: 2, asked: 3 };
 /** The longest a window waits for its file's rendering, however the rendering fares (a stalled disk): past it, the window goes the old way. */
 export const MAX_WAIT_MS = 6000;
 /** A rendering's expected time before any is measured (a day file of hotspots on a quiet core: 0.15–0.25 s). */
@@ -49,16 +46,46 @@ export class RenderQueue {
   }
 
   /**
-   * Queues a file under `key` at `priority` unless as many of that priority wait (MOST_QUEUED); one
-   * queued already is moved up to `priority` if that is sooner. The caller starts the work.
+   * Queues a file under `key` at `priority` unless as many of that priority wait (MOST_QUEUED; a file
+   * present at start instead takes the place of the one of them queued first); one queued already is
+   * moved up to `priority` if that is sooner. The caller starts the work.
    */
-  add(key: string, job: Omit<Job, 'done' | 'settle' | 'seen' | 'quiet'>, priority: RenderPriority): void {
+  add(key: string, job: Omit<Job, 'done' | 'settle' | 'priority'>, priority: RenderPriority): void {
     const queued = this.jobs.get(key);
-    if (queued) return void (RANK[priority] > RANK[priorityOf(queued)] && Object.assign(queued, { seen: priority !== 'asked', quiet: false }));
-    if (this.closed || [...this.jobs.values()].filter((j) => priorityOf(j) === priority).length >= MOST_QUEUED[priority]) return;
+    if (queued) return void (RANK[priority] > RANK[queued.priority] && (queued.priority = priority));
+    if (this.closed) return;
+    // Files present at start are listed oldest first: past the bound, the oldest queued makes way.
+    if (priority === 'stock' && this.count(priority) >= MOST_QUEUED.stock) this.dropOldestStock();
+    if (this.count(priority) >= MOST_QUEUED[priority]) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    this.jobs.set(key, { ...job, seen: priority !== 'asked', quiet: priority === 'quiet', done, settle });
+    this.jobs.set(key, { ...job, priority, done, settle });
+  }
+
+  private dropOldestStock(): void {
+    for (const [key, job] of this.jobs) {
+      if (job.priority !== 'stock' || key === this.current) continue;
+      this.jobs.delete(key);
+      return job.settle();
+    }
+  }
+
+  private count(priority: RenderPriority): number {
+    let n = 0;
+    for (const j of this.jobs.values()) if (j.priority === priority) n++;
+    return n;
+  }
+
+  /**
+   * Files present at start no longer rendered: the budget has no room left for them (a rendering of
+   * one never makes room by evicting another). The one under way, if one, ends by itself.
+   */
+  dropStock(): void {
+    for (const [key, job] of this.jobs) {
+      if (job.priority !== 'stock' || key === this.current) continue;
+      this.jobs.delete(key);
+      job.settle();
+    }
   }
 
   /**
@@ -78,7 +105,7 @@ export class RenderQueue {
     if (left > withinMs) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.
-    for (const j of jobs) j.seen = j.quiet = false;
+    for (const j of jobs) j.priority = 'asked';
     this.start(engine);
     return jobs;
   }
@@ -86,7 +113,7 @@ export class RenderQueue {
   /** The file rendered first: the one under way, else the first asked for, else the first only seen. */
   private first(): string | undefined {
     if (this.current !== undefined) return this.current;
-    for (const [key, job] of this.jobs) if (!job.seen) return key;
+    for (const [key, job] of this.jobs) if (job.priority === 'asked') return key;
     return this.jobs.keys().next().value;
   }
 
@@ -136,17 +163,23 @@ export class RenderQueue {
 
   /**
    * The first file asked for; when none is left, the first not asked for: a seen file only while the
-   * engine is idle, a large window's file only while no request uses DuckDB at all (checked per job).
+   * engine is idle, a large window's file only while no request uses DuckDB at all (checked per job);
+   * then, as quietly, a file present at start: GeoJSON (the default format) before CSV, the last
+   * queued first (the files are listed oldest first, and recent data is asked for most).
    */
   private next(engine: Engine): [string, Job] | undefined {
     // The engine closed: none of the files left can be rendered any more.
     if (engine.isClosed) this.close();
     const [quiet, calm] = [!contended(engine), idle(engine)];
     let later: [string, Job] | undefined;
+    let stock: [string, Job] | undefined;
     for (const entry of this.jobs) {
-      if (!entry[1].seen) return entry;
-      if (entry[1].quiet ? quiet : calm) later ??= entry;
+      const p = entry[1].priority;
+      if (p === 'asked') return entry;
+      if (p === 'stock') {
+        if (quiet && (!stock || entry[1].format === 'geojson' || stock[1].format === 'csv')) stock = entry;
+      } else if (p === 'quiet' ? quiet : calm) later ??= entry;
     }
-    return later;
+    return later ?? stock;
   }
 }

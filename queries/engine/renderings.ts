@@ -174,8 +174,9 @@ export class Renderings {
    * the engine's background connection, outside the pool. 'asked': a window waits, rendered in turn
    * whatever DuckDB does; 'quiet': a large window's files, rendered only while no request uses
    * DuckDB; 'seen': a file the background checks found (a few at a time), rendered only while no
-   * request waits for DuckDB. Never throws: a failure (a full disk, a file replaced meanwhile)
-   * leaves the file to the old way.
+   * request waits for DuckDB; 'stock': a file present at start, rendered after all others, only while
+   * no request uses DuckDB, and only into room the budget has left (the first that finds none ends
+   * them). Never throws: a failure (a full disk, a file replaced meanwhile) leaves the file to the old way.
    */
   renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, priority: RenderPriority = 'asked'): void {
     for (const file of files) {
@@ -203,6 +204,8 @@ export class Renderings {
     // Stopped by the engine's close: not a failure of the rendering.
     if (outcome === 'broken' || outcome === 'failed') this.failures++;
     if (outcome === 'broken' || outcome === 'refused') this.refuse(key);
+    // The budget full: the other files present at start are left to be rendered when asked for.
+    if (outcome === 'full') this.queue.dropStock();
     return outcome === 'kept';
   }
 

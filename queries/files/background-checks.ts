@@ -21,8 +21,8 @@ export interface BackgroundCheckOptions {
     /** A round of checks ended: the start-up one (`warm`) or one of new or changed files. */
     checked(r: { files: number; ms: number; warm: boolean }): void;
     failed(error: Error): void;
-    /** A new or changed file found good after start-up (new data, likely asked for soon). */
-    seen?(s: { dataset: DatasetDescriptor; file: DataFile; verdict: Extract<FileVerdict, { ok: true }> }): void;
+    /** A file found good: at start (`atStart`, by the warm checks), or new or changed after start-up (new data, likely asked for soon). */
+    seen?(s: { dataset: DatasetDescriptor; file: DataFile; verdict: Extract<FileVerdict, { ok: true }>; atStart: boolean }): void;
   };
 }
 
@@ -120,7 +120,7 @@ export class BackgroundChecks {
         unchecked.delete(file.path);
         if (verdict.ok) this.o.checker.remember(d, file, verdict);
         this.o.states.record(d, file, verdict);
-        if (verdict.ok && !first) this.o.events.seen?.({ dataset: d, file, verdict });
+        if (verdict.ok) this.o.events.seen?.({ dataset: d, file, verdict, atStart: first });
       },
       done: (n) => this.o.events.checked({ files: n, ms: Date.now() - started, warm: first }),
       failed: (e) => this.o.events.failed(e),

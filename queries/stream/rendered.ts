@@ -82,13 +82,14 @@ export function renderedAfter(w: Window & Pick<PreparedExtract, 'spec'>, x: Extr
 }
 
 /**
- * A file the background checks found good after start-up (new data): rendered in the formats
- * rendered, after any file asked for, and only while no request waits for DuckDB. Only a file
- * stored in order key of no more rows than a group.
+ * A file the background checks found good: after start-up (new data, 'seen'), rendered in the
+ * formats rendered after any file asked for, and only while no request waits for DuckDB; at start
+ * ('stock'), after every other file, only while no request uses DuckDB, and only into room the
+ * budget has left. Only a file stored in order key of no more rows than a group.
  */
-export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }): void {
+export function renderSeen(ctx: Pick<ExtractContext, 'renderings' | 'engine' | 'dataDir' | 'rowLimit' | 'groupRows'>, d: DatasetDescriptor, file: DataFile, verdict: { footerHash: string; sorted: boolean; rows: number | null }, priority: 'seen' | 'stock' = 'seen'): void {
   if (!ctx.renderings || !renderable(d) || !verdict.sorted || !renderableRows(ctx, verdict.rows)) return;
   const spec = wholeFileSpec(ctx, d);
   const hashes = new Map([[file.path, verdict.footerHash]]);
-  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, 'seen');
+  for (const format of RENDERED_FORMATS) ctx.renderings.renderLater(ctx.engine, format, spec, [file], hashes, priority);
 }

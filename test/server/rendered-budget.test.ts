@@ -44,8 +44,9 @@ async function onDisk(s: TestServer): Promise<{ names: string[]; bytes: number }
 }
 
 describe('renderings within their disk budget (RENDER_CACHE_MB)', () => {
-  it('on by default, within 2,048 MB; 0 turns them off', () => {
-    expect(loadConfig({}).renderCacheBytes).toBe(2048 * 1024 * 1024);
+  it('on by default, within 4,096 MB, rendering the files present at start; 0 turns them off', () => {
+    expect(loadConfig({}).renderCacheBytes).toBe(4096 * 1024 * 1024);
+    expect([loadConfig({}).renderAtStart, loadConfig({ RENDER_AT_START: 'false' }).renderAtStart]).toEqual([true, false]);
     expect(loadConfig({ RENDER_CACHE_MB: '0' }).renderCacheBytes).toBe(0);
   });
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../queries/engine/engine.ts';
 import type { Job } from '../../../queries/engine/render-job.ts';
-import { RenderQueue } from '../../../queries/engine/render-queue.ts';
+import { MAX_QUEUED, RenderQueue } from '../../../queries/engine/render-queue.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { until } from '../../helpers/until.ts';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => engine?.close());
 
 /** A queued file: the queue hands it to the render function untouched. */
-const job = { format: 'geojson' } as Omit<Job, 'done' | 'settle' | 'seen' | 'quiet'>;
+const job = { format: 'geojson' } as Omit<Job, 'done' | 'settle' | 'priority'>;
 
 /** A queue whose renderings end when the test says: `finishAll()` ends each as it starts, kept, until none is left. */
 function heldQueue() {
@@ -73,6 +73,54 @@ describe('render queue: when a window waits for its file\'s rendering', () => {
     queue.add('seen-2', job, 'seen');
     expect(queue.soon(engine, ['seen-2'], Infinity)).toBeNull();
     expect(queue.soon(engine, ['seen-1'], Infinity)).not.toBeNull();
+    await finishAll();
+  });
+});
+
+describe('render queue: files present at start', () => {
+  const geojson = { format: 'geojson' } as Omit<Job, 'done' | 'settle' | 'priority'>;
+  const csv = { format: 'csv' } as Omit<Job, 'done' | 'settle' | 'priority'>;
+
+  it('rendered after every other file: GeoJSON before CSV, the last queued first', async () => {
+    const { queue, under, finishAll } = heldQueue();
+    const started: string[] = [];
+    queue.add('csv-0', csv, 'stock');
+    queue.add('geojson-0', geojson, 'stock');
+    queue.add('geojson-1', geojson, 'stock');
+    queue.add('csv-1', csv, 'stock');
+    queue.add('quiet', geojson, 'quiet');
+    queue.add('geojson-2', geojson, 'stock');
+    queue.add('seen', geojson, 'seen');
+    queue.start(engine);
+    while (queue.size > 0) {
+      expect(await until(() => under.length > 0)).toBe(true);
+      const u = under.shift()!;
+      started.push(u.key);
+      u.end();
+      expect(await until(() => !queue.has(u.key))).toBe(true);
+    }
+    expect(started).toEqual(['quiet', 'seen', 'geojson-2', 'geojson-1', 'geojson-0', 'csv-1', 'csv-0']);
+    await finishAll();
+  });
+
+  it('past the bound, the newest kept: each queued takes the place of the one queued first', () => {
+    const { queue } = heldQueue();
+    for (let i = 0; i <= MAX_QUEUED; i++) queue.add(`geojson-${i}`, geojson, 'stock');
+    expect([queue.size, queue.has('geojson-0'), queue.has('geojson-1'), queue.has(`geojson-${MAX_QUEUED}`)]).toEqual([MAX_QUEUED, false, true, true]);
+    // Never started: closed, every job settled.
+    queue.close();
+    expect(queue.size).toBe(0);
+  });
+
+  it('one asked for is moved up; once the budget is full the others are dropped, the one under way left to end', async () => {
+    const { queue, under, finishAll } = heldQueue();
+    for (const k of ['a', 'b', 'c', 'd']) queue.add(k, geojson, 'stock');
+    queue.add('b', geojson, 'asked');
+    queue.start(engine);
+    expect(under.map((u) => u.key)).toEqual(['b']);
+    queue.add('e', geojson, 'seen');
+    queue.dropStock();
+    expect([queue.has('b'), queue.has('a'), queue.has('c'), queue.has('d'), queue.has('e')]).toEqual([true, false, false, false, true]);
     await finishAll();
   });
 });
