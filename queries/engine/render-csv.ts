@@ -30,8 +30,9 @@ export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: strin
   let [done, past] = [false, false];
   const look = async () => {
     const bytes = await stat(s.scratch).then((x) => x.size, () => 0);
-    // Again at each look: an interrupt that reaches the statement while it is prepared is lost.
-    if (done || s.hold(bytes)) return;
+    // Again at each look: an interrupt that reaches the statement while it is prepared is lost. Once
+    // past, never held again (a hold may evict others for a copy already given up).
+    if (done || (!past && s.hold(bytes))) return;
     past = true;
     c.interrupt();
   };

@@ -105,9 +105,18 @@ export class RenderDisk {
     this.writing = 0;
   }
 
-  /** The rendering under way, written (its bytes held for it), kept. */
-  add(key: string, entry: RenderedEntry): void {
-    this.entries.set(key, entry);
+  /**
+   * The rendering under way, written (its bytes held for it), kept: as the most recently used, or
+   * (`coldest`: a file present at start, never asked for yet) as the least, so that such files,
+   * rendered newest first, are evicted oldest first.
+   */
+  add(key: string, entry: RenderedEntry, coldest = false): void {
+    if (coldest) {
+      const rest = [...this.entries];
+      this.entries.clear();
+      this.entries.set(key, entry);
+      for (const [k, e] of rest) this.entries.set(k, e);
+    } else this.entries.set(key, entry);
     this.kept += entry.bytes;
     this.writing = 0;
     this.evict();

@@ -84,7 +84,7 @@ export async function renderJob(engine: Engine, place: RenderPlace, key: string,
     if (!(await sameFooter(job.file, job.hash))) throw new DatasetUnavailableError(spec.descriptor.name, 'a data file changed while it was rendered');
     // Nothing kept once the engine has closed: the process is stopping and nobody reads it.
     if (engine.isClosed) return 'closed';
-    place.disk.add(key, entry);
+    place.disk.add(key, entry, job.priority === 'stock');
     kept = true;
     return 'kept';
   } catch (e) {

@@ -24,6 +24,8 @@ const YIELD_MS = 50;
  */
 export class RenderQueue {
   private readonly jobs = new Map<string, Job>();
+  /** Jobs queued at each priority (the one under way included). */
+  private readonly counts: Record<RenderPriority, number> = { asked: 0, quiet: 0, seen: 0, stock: 0 };
   private working = false;
   /** The job being rendered, and when it started (performance.now()). */
   private current: string | undefined;
@@ -52,39 +54,42 @@ export class RenderQueue {
    */
   add(key: string, job: Omit<Job, 'done' | 'settle' | 'priority'>, priority: RenderPriority): void {
     const queued = this.jobs.get(key);
-    if (queued) return void (RANK[priority] > RANK[queued.priority] && (queued.priority = priority));
+    if (queued) return void (RANK[priority] > RANK[queued.priority] && this.raise(queued, priority));
     if (this.closed) return;
     // Files present at start are listed oldest first: past the bound, the oldest queued makes way.
-    if (priority === 'stock' && this.count(priority) >= MOST_QUEUED.stock) this.dropOldestStock();
-    if (this.count(priority) >= MOST_QUEUED[priority]) return;
+    if (priority === 'stock' && this.counts.stock >= MOST_QUEUED.stock) this.dropStock(1);
+    if (this.counts[priority] >= MOST_QUEUED[priority]) return;
     let settle = () => undefined as void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     this.jobs.set(key, { ...job, priority, done, settle });
+    this.counts[priority]++;
   }
 
-  private dropOldestStock(): void {
-    for (const [key, job] of this.jobs) {
-      if (job.priority !== 'stock' || key === this.current) continue;
-      this.jobs.delete(key);
-      return job.settle();
-    }
+  private raise(job: Job, priority: RenderPriority): void {
+    this.counts[job.priority]--;
+    this.counts[priority]++;
+    job.priority = priority;
   }
 
-  private count(priority: RenderPriority): number {
-    let n = 0;
-    for (const j of this.jobs.values()) if (j.priority === priority) n++;
-    return n;
+  /** The job leaves the queue, settled. */
+  private remove(key: string, job: Job): void {
+    if (this.jobs.get(key) !== job) return;
+    this.jobs.delete(key);
+    this.counts[job.priority]--;
+    job.settle();
   }
 
   /**
-   * Files present at start no longer rendered: the budget has no room left for them (a rendering of
-   * one never makes room by evicting another). The one under way, if one, ends by itself.
+   * Files present at start no longer rendered, the first `most` queued (all by default): the budget
+   * has no room left for them (a rendering of one never makes room by evicting another), or newer
+   * ones take their place. The one under way, if one, ends by itself.
    */
-  dropStock(): void {
+  dropStock(most = Infinity): void {
     for (const [key, job] of this.jobs) {
+      if (most <= 0) return;
       if (job.priority !== 'stock' || key === this.current) continue;
-      this.jobs.delete(key);
-      job.settle();
+      this.remove(key, job);
+      most--;
     }
   }
 
@@ -105,7 +110,7 @@ export class RenderQueue {
     if (left > withinMs) return null;
     const jobs = keys.map((k) => this.jobs.get(k)!);
     // Waited for: no longer only while the engine is idle.
-    for (const j of jobs) j.priority = 'asked';
+    for (const j of jobs) this.raise(j, 'asked');
     this.start(engine);
     return jobs;
   }
@@ -128,6 +133,7 @@ export class RenderQueue {
     this.retry = undefined;
     for (const job of this.jobs.values()) job.settle();
     this.jobs.clear();
+    for (const p of Object.keys(this.counts) as RenderPriority[]) this.counts[p] = 0;
   }
 
   start(engine: Engine): void {
@@ -144,8 +150,7 @@ export class RenderQueue {
         // The recent pace of renderings kept, a third for the last one: a rendering's time moves with
         // the load. One that failed or was refused early would make the next ones look sooner than they are.
         if (await this.render(engine, next[0], next[1])) this.renderMs += (performance.now() - started - this.renderMs) / 3;
-        this.jobs.delete(next[0]);
-        next[1].settle();
+        this.remove(next[0], next[1]);
       }
     } finally {
       this.working = false;

@@ -86,6 +86,8 @@ export class Renderings {
   /** Files that failed to render for a cause of their own or passed the budget alone: not tried again (a replaced file is another key). */
   private readonly refused = new Set<string>();
   private waits = 0;
+  /** A file present at start found no room: no more such files are queued. */
+  private stockFull = false;
   hits = 0;
   misses = 0;
   failures = 0;
@@ -179,6 +181,7 @@ export class Renderings {
    * them). Never throws: a failure (a full disk, a file replaced meanwhile) leaves the file to the old way.
    */
   renderLater(engine: Engine, format: RenderedFormat, spec: QuerySpec, files: readonly DataFile[], footerHashes: ReadonlyMap<string, string>, priority: RenderPriority = 'asked'): void {
+    if (priority === 'stock' && this.stockFull) return;
     for (const file of files) {
       const hash = footerHashes.get(file.path);
       const key = hash === undefined ? null : Renderings.key(format, file, hash);
@@ -205,7 +208,10 @@ export class Renderings {
     if (outcome === 'broken' || outcome === 'failed') this.failures++;
     if (outcome === 'broken' || outcome === 'refused') this.refuse(key);
     // The budget full: the other files present at start are left to be rendered when asked for.
-    if (outcome === 'full') this.queue.dropStock();
+    if (outcome === 'full') {
+      this.stockFull = true;
+      this.queue.dropStock();
+    }
     return outcome === 'kept';
   }
 

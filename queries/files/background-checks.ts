@@ -114,19 +114,24 @@ export class BackgroundChecks {
   private async checkAll(files: FileToCheck[], first: boolean): Promise<void> {
     const started = Date.now();
     const unchecked = new Set(files.map((f) => f.file.path));
+    // At start, told once the round is over, all in listing order: whoever takes them sees them all at once.
+    const atStart: Parameters<NonNullable<BackgroundCheckOptions['events']['seen']>>[0][] = [];
     this.child = checkInChild(this.o.dataDir, this.o.tempDir, files, {
       checked: ({ dataset, file, verdict }) => {
         const d = DATASETS.find((x) => x.name === dataset)!;
         unchecked.delete(file.path);
         if (verdict.ok) this.o.checker.remember(d, file, verdict);
         this.o.states.record(d, file, verdict);
-        if (verdict.ok) this.o.events.seen?.({ dataset: d, file, verdict, atStart: first });
+        if (!verdict.ok) return;
+        if (first) atStart.push({ dataset: d, file, verdict, atStart: true });
+        else this.o.events.seen?.({ dataset: d, file, verdict, atStart: false });
       },
       done: (n) => this.o.events.checked({ files: n, ms: Date.now() - started, warm: first }),
       failed: (e) => this.o.events.failed(e),
     });
     await this.child.ended;
     this.child = null;
+    if (!this.stopped) for (const s of atStart) this.o.events.seen?.(s);
     // Files the process did not reach (it failed or was stopped) are tried again next round.
     for (const p of unchecked) this.seen.delete(p);
   }

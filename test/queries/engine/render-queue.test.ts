@@ -112,6 +112,17 @@ describe('render queue: files present at start', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('the one under way is left to end when the others are dropped', async () => {
+    const { queue, under, finishAll } = heldQueue();
+    for (const k of ['a', 'b']) queue.add(k, geojson, 'stock');
+    queue.start(engine);
+    expect(under.map((u) => u.key)).toEqual(['b']);
+    queue.dropStock();
+    expect([queue.has('a'), queue.has('b'), queue.size]).toEqual([false, true, 1]);
+    await finishAll();
+    expect(queue.size).toBe(0);
+  });
+
   it('one asked for is moved up; once the budget is full the others are dropped, the one under way left to end', async () => {
     const { queue, under, finishAll } = heldQueue();
     for (const k of ['a', 'b', 'c', 'd']) queue.add(k, geojson, 'stock');

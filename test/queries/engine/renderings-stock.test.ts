@@ -70,17 +70,29 @@ describe('files present at start rendered into the room left', () => {
     expect([store.files, store.failures, store.size]).toEqual([1, 0, sizes[0]]);
     expect(await rendered(store, files[0]!)).toBe(true);
     expect(await store.read('csv', [files[1]!], hashes, all)).toBeNull();
-    // Not refused for good: asked for, it is rendered, the older one out to make room.
-    store.renderLater(engine, 'geojson', spec, [files[1]!], hashes, 'asked');
+    // No more files present at start are queued once one found no room.
+    store.renderLater(engine, 'csv', spec, [files[1]!], hashes, 'stock');
+    expect(store.pending).toBe(0);
+    // The one that found no room is not refused for good: asked for, it is rendered, the older one out to make room.
+    store.renderLater(engine, 'geojson', spec, [files[2]!], hashes, 'asked');
     expect(await until(() => store.pending === 0)).toBe(true);
-    expect([await rendered(store, files[1]!), await rendered(store, files[0]!), store.files]).toEqual([true, false, 1]);
+    expect([await rendered(store, files[2]!), await rendered(store, files[0]!), store.files]).toEqual([true, false, 1]);
   });
 
-  it('fill the budget while they fit', async () => {
+  it('fill the budget while they fit, newest first; evicted oldest first, before anything asked for', async () => {
     const store = new Renderings(place(), sizes[0]! + sizes[1]! + sizes[2]!);
-    store.renderLater(engine, 'geojson', spec, files, hashes, 'stock');
+    const lease = await engine.acquire();
+    try {
+      store.renderLater(engine, 'geojson', spec, files, hashes, 'stock');
+    } finally {
+      lease.release();
+    }
     expect(await until(() => store.pending === 0)).toBe(true);
-    expect([store.files, store.failures]).toEqual([3, 0]);
-    for (const f of files) expect(await rendered(store, f)).toBe(true);
+    // None read yet (a read makes a rendering the most recently used).
+    expect([store.files, store.failures, store.size]).toEqual([3, 0, sizes[0]! + sizes[1]! + sizes[2]!]);
+    // A day's CSV asked for needs the room of one GeoJSON rendering: the oldest day's goes.
+    store.renderLater(engine, 'csv', spec, [files[1]!], hashes, 'asked');
+    expect(await until(() => store.pending === 0)).toBe(true);
+    expect([await rendered(store, files[0]!), await rendered(store, files[1]!), await rendered(store, files[2]!)]).toEqual([false, true, true]);
   });
 });
