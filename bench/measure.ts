@@ -153,7 +153,7 @@ function abortAsk(o: BenchOptions, plan: Plan, keys: readonly string[]) {
 
 /** soak's requests in flight at once; how long it waits for the server to be idle again at most. */
 const SOAK_CONCURRENCY = 8;
-const SOAK_IDLE_TIMEOUT_MS = 60_000;
+const SOAK_IDLE_TIMEOUT_MS = 120_000;
 
 /** soak on a fresh server of its own: its memory, descriptors and temp files are its own. */
 async function measureSoak(o: BenchOptions, setup: ServerSetup, log: Log): Promise<SoakResult> {

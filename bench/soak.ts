@@ -99,16 +99,19 @@ async function descriptors(pid: number): Promise<Pick<SoakState, 'fds' | 'client
   return { fds: links.length, clientConnections: socketStates.filter((st) => st === '01').length, closing: socketStates.filter((st) => st !== '01' && st !== '0A').length, renderingFds };
 }
 
-/** The server's used heap, from its own /metrics, on a connection closed at once (it must not count as open). */
-function heapUsedMb(baseUrl: string): Promise<number> {
+/** A gauge of the server's own /metrics (NaN when absent), on a connection closed at once (it must not count as open). */
+function metricOf(baseUrl: string, name: string): Promise<number> {
   return new Promise((resolve) => {
     http.get(`${baseUrl}/metrics`, { agent: false, headers: { connection: 'close' } }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve(Number(/^nodejs_heap_size_used_bytes ([0-9.e+]+)$/m.exec(text)?.[1] ?? Number.NaN) / 1e6));
+      res.on('end', () => resolve(Number(new RegExp(`^${name} ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? Number.NaN)));
     }).on('error', () => resolve(Number.NaN));
   });
 }
+
+/** The server's used heap. */
+const heapUsedMb = async (baseUrl: string): Promise<number> => (await metricOf(baseUrl, 'nodejs_heap_size_used_bytes')) / 1e6;
 
 async function stateOf(server: ServerProcess, tempDir: string, heapMb: number): Promise<SoakState> {
   const held = await descriptors(server.pid);
@@ -117,15 +120,18 @@ async function stateOf(server: ServerProcess, tempDir: string, heapMb: number): 
 }
 
 /**
- * Polls until no socket is closing and, when `back` is given, the descriptors the server holds of
+ * Polls until no file waits to be rendered (a rendering under way holds its data file and its
+ * output open), no socket is closing and, when `back` is given, the descriptors the server holds of
  * its own accord and the temp files are at most its own: the state the soak asks for, not a
  * time; `timeoutMs` only bounds a run that never gets there.
  */
 async function waitForIdle(server: ServerProcess, ask: SoakAsk, back: SoakState | null): Promise<{ reached: boolean; waitedMs: number }> {
   const started = performance.now();
   for (;;) {
+    // Renderings off: the gauge says 0.
+    const rendering = (await metricOf(server.baseUrl, 'fire_api_renderings_pending')) > 0;
     const now = await stateOf(server, ask.tempDir, Number.NaN);
-    const reached = now.closing === 0 && (!back || (heldFds(now) <= heldFds(back) && now.tempFiles <= back.tempFiles));
+    const reached = !rendering && now.closing === 0 && (!back || (heldFds(now) <= heldFds(back) && now.tempFiles <= back.tempFiles));
     const waitedMs = performance.now() - started;
     if (reached || waitedMs >= ask.idleTimeoutMs) return { reached, waitedMs };
     await new Promise((r) => setTimeout(r, 50));
