@@ -115,7 +115,7 @@ export class RenderQueue {
     return jobs;
   }
 
-  /** The file rendered first: the one under way, else the first asked for, else the first only seen. */
+  /** The file rendered first: the one under way, else the first asked for, else the first queued (seen, quiet or present at start). */
   private first(): string | undefined {
     if (this.current !== undefined) return this.current;
     for (const [key, job] of this.jobs) if (job.priority === 'asked') return key;
