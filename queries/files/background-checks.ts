@@ -6,6 +6,14 @@ import type { FileStates } from './states.ts';
 import { listDatasetFiles } from './partitions.ts';
 import { checkInChild, type ChildCheck, type FileToCheck } from './warm-checks.ts';
 
+/** A file a check found good, and whether at start. */
+export interface SeenFile {
+  dataset: DatasetDescriptor;
+  file: DataFile;
+  verdict: Extract<FileVerdict, { ok: true }>;
+  atStart: boolean;
+}
+
 export interface BackgroundCheckOptions {
   dataDir: string;
   /** DuckDB's spill folder for the checking process. */
@@ -22,7 +30,7 @@ export interface BackgroundCheckOptions {
     checked(r: { files: number; ms: number; warm: boolean }): void;
     failed(error: Error): void;
     /** A file found good: at start (`atStart`, by the warm checks), or new or changed after start-up (new data, likely asked for soon). */
-    seen?(s: { dataset: DatasetDescriptor; file: DataFile; verdict: Extract<FileVerdict, { ok: true }>; atStart: boolean }): void;
+    seen?(s: SeenFile): void;
   };
 }
 
@@ -115,7 +123,7 @@ export class BackgroundChecks {
     const started = Date.now();
     const unchecked = new Set(files.map((f) => f.file.path));
     // At start, told once the round is over, all in listing order: whoever takes them sees them all at once.
-    const atStart: Parameters<NonNullable<BackgroundCheckOptions['events']['seen']>>[0][] = [];
+    const atStart: SeenFile[] = [];
     this.child = checkInChild(this.o.dataDir, this.o.tempDir, files, {
       checked: ({ dataset, file, verdict }) => {
         const d = DATASETS.find((x) => x.name === dataset)!;

@@ -117,12 +117,22 @@ export const remoteFileSystem = (type: number): string | null => REMOTE_FILE_SYS
 
 const reader = new StatusReader();
 
+/** How long the start waits for statfs(DATA_DIR): a local file system answers at once. */
+const STATFS_WAIT_MS = 5_000;
+/** What a file system that gave no answer in time is called. */
+export const NO_ANSWER = 'no answer to statfs';
+
 /**
  * Looks at the file system `folder` is on (DATA_DIR): on a network or user-space one, every status
- * under it is read through the thread pool. Its name, or null for a local one (read inline while cheap).
+ * under it is read through the thread pool. Its name, or null for a local one (read inline while
+ * cheap). One that gives no answer within `waitMs` (a mount whose server has gone) is taken for a
+ * network one, NO_ANSWER: the start goes on instead of hanging on it.
  */
-export async function readStatusesFor(folder: string, statuses: StatusReader = reader): Promise<string | null> {
-  const remote = remoteFileSystem((await statfs(folder)).type);
+export async function readStatusesFor(folder: string, statuses: StatusReader = reader, look: (f: string) => Promise<{ type: number }> = statfs, waitMs = STATFS_WAIT_MS): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
+  const found = await Promise.race([look(folder), late]).finally(() => clearTimeout(timer));
+  const remote = found ? remoteFileSystem(found.type) : NO_ANSWER;
   if (remote) statuses.poolUnder(folder);
   return remote;
 }

@@ -7,6 +7,7 @@ import { issueKey } from '../../server/keys/key-admin.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
 import { writeBulkHotspotDays } from '../helpers/sample-data.ts';
+import { until } from '../helpers/until.ts';
 import { TEST_HOLDER } from '../helpers/server.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/fire-api.js');
@@ -21,10 +22,10 @@ interface Served {
 }
 
 /** The real `fire-api serve` in a child process, as an operator runs it. */
-async function serve(dataDir: string): Promise<Served> {
+async function serve(dataDir: string, more: Record<string, string> = {}): Promise<Served> {
   const keysFile = path.join(await tempDir('fire-api-keys-'), 'keys.json');
   const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
-  const env = { ...process.env, DATA_DIR: dataDir, TEMP_DIR: path.join(dataDir, '.tmp'), KEYS_FILE: keysFile, PORT: '0', WARM_FILE_CHECKS: 'false', SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' };
+  const env = { ...process.env, DATA_DIR: dataDir, TEMP_DIR: path.join(dataDir, '.tmp'), KEYS_FILE: keysFile, PORT: '0', WARM_FILE_CHECKS: 'false', SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info', ...more };
   const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -91,4 +92,24 @@ describe('SIGTERM drains for at most SHUTDOWN_GRACE_MS, then cuts what is left',
     // Nothing of the process is left in TEMP_DIR.
     expect(await readdir(path.join(dir, '.tmp'))).not.toContain(`extracts-${served.child.pid}`);
   }, 60_000);
+});
+
+describe('SIGTERM while the files present at start are being rendered', () => {
+  it('stops the rendering under way, exits cleanly and leaves nothing in TEMP_DIR', async () => {
+    // Thirty days in two formats: sixty renderings, seconds of work, so the signal lands among them.
+    const many = await writeBulkHotspotDays(30);
+    const s = await serve(many, { WARM_FILE_CHECKS: 'true', RENDER_CACHE_MB: '1024' });
+    served = s;
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
+    // Some rendered, more waiting: a rendering is under way or about to start.
+    expect(await until(async () => (await gauge('fire_api_renderings_files')) >= 1 && (await gauge('fire_api_renderings_pending')) >= 2)).toBe(true);
+    const t0 = Date.now();
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(GRACE_MS + 10_000);
+    const logs = s.logs();
+    expect(logs.find((l) => l.msg === 'shutdown finished')).toMatchObject({ drained: 0, cut: 0 });
+    expect(logs.filter((l) => l.level >= 50)).toEqual([]);
+    expect(await readdir(path.join(many, '.tmp'))).not.toContain(`extracts-${s.child.pid}`);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readStatusesFor, remoteFileSystem, StatusReader } from '../../../queries/files/status.ts';
+import { NO_ANSWER, readStatusesFor, remoteFileSystem, StatusReader } from '../../../queries/files/status.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 
 const FIELDS = ['ino', 'size', 'mtimeMs', 'ctimeMs', 'mode'] as const;
@@ -110,5 +110,14 @@ describe('StatusReader: a folder on a network file system is never read inline',
     await agrees(reader, files);
     expect(reader.reads).toEqual({ inline: 2, pooled: 0 });
     await expect(readStatusesFor(path.join(path.dirname(files[0]!), 'absent'), reader)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a file system that gives no answer (a mount whose server has gone) is taken for a network one: the start does not hang on it', async () => {
+    const files = await someFiles(1);
+    const reader = new StatusReader(1e9, 1e9);
+    const never = () => new Promise<{ type: number }>(() => undefined);
+    expect(await readStatusesFor(path.dirname(files[0]!), reader, never, 20)).toBe(NO_ANSWER);
+    await agrees(reader, files);
+    expect(reader.reads).toEqual({ inline: 0, pooled: 2 });
   });
 });
