@@ -3,6 +3,7 @@ import { fileColumns, type ColumnType, type DatasetDescriptor } from '../../data
 import { hashFooter } from './footer.ts';
 import { fileIdentity, type DataFile } from './data-file.ts';
 import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
+import { commonSql } from '../sql/exact-sum-sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
   VARCHAR: (t) => t === 'VARCHAR',
@@ -26,10 +27,39 @@ export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, 
 }
 
 /**
- * `sorted`: the file's rows are stored in strictly ascending order key, so a query over it alone
- * (or over it and other such files of later partitions) needs no sort.
+ * What a file's rows were found to be, so that an aggregate over it may skip a per-row test whose
+ * answer is already known (exact-sum-sql.ts, aggregate-keys.ts). Plain arrays: verdicts cross
+ * from the warm-up process as JSON.
+ * - `common`: the aggregate measures every non-null value of which is zero or in the common lane
+ *   (commonSql: finite, about 2^−15 to 2^17 in magnitude);
+ * - `inGrid`: no position beyond longitude 180 or latitude 90 (as the grid's own test reads them:
+ *   a NaN is beyond), so every cell index is the plain scaling's.
  */
-export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows: number | null } | { ok: false; problem: string };
+export interface FileFacts {
+  common: string[];
+  inGrid: boolean;
+}
+
+/**
+ * `sorted`: the file's rows are stored in strictly ascending order key, so a query over it alone
+ * (or over it and other such files of later partitions) needs no sort. `facts`: absent when the
+ * file was not inspected row by row (no time axis or no partition): nothing is known then.
+ */
+export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows: number | null; facts?: FileFacts } | { ok: false; problem: string };
+
+/** The facts' columns of the inspecting statement, and how to read them back (null: the dataset has no aggregate). */
+function factsSql(d: DatasetDescriptor): { read: string[]; select: string[]; facts: (values: readonly unknown[]) => FileFacts } | null {
+  if (!d.aggregate) return null;
+  const measures = d.aggregate.measures;
+  const g = d.geometry;
+  const grid = g.kind === 'point' && d.aggregate.keys.some((k) => k.kind === 'grid') ? { lon: ident(g.longitude), lat: ident(g.latitude) } : null;
+  return {
+    read: [...measures.map(ident), ...(grid ? [grid.lon, grid.lat] : [])],
+    // Null values say nothing either way: a file of nulls proves every measure.
+    select: [...measures.map((m) => `coalesce(bool_and(${commonSql(ident(m))}), true)`), grid ? `coalesce(bool_or(${grid.lon} > 180 OR ${grid.lat} > 90), false)` : 'true'],
+    facts: (values) => ({ common: measures.filter((_, i) => values[i] === true), inGrid: grid !== null && values[measures.length] === false }),
+  };
+}
 
 const MAX_CACHED = 200_000;
 
@@ -84,7 +114,7 @@ export class FileChecker {
       const schema = schemaProblem(d, actual);
       if (schema) return { ok: false, problem: schema };
       const rows = await this.inspectRows(c, d, f);
-      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted, rows: rows.count };
+      return rows.problem ? { ok: false, problem: rows.problem } : { ok: true, footerHash, sorted: rows.sorted, rows: rows.count, ...(rows.facts ? { facts: rows.facts } : {}) };
     } catch (e) {
       return { ok: false, problem: `unreadable: ${(e as Error).message.split('\n')[0]}` };
     }
@@ -92,11 +122,12 @@ export class FileChecker {
 
   /**
    * Pruning, cuts and continuation all rest on every row lying inside its partition: a file that
-   * breaks this is unavailable (503), never silently half-read. The same pass (time and order key
-   * columns only) finds whether the rows are stored in order: `lag() OVER ()` follows the file's
-   * own row order, and any key that is null, repeated or smaller than the one before means "sort".
+   * breaks this is unavailable (503), never silently half-read. The same pass finds whether the
+   * rows are stored in order (`lag() OVER ()` follows the file's own row order, and any key that is
+   * null, repeated or smaller than the one before means "sort"), and the file's facts (FileFacts:
+   * the aggregate measures and position are read for them).
    */
-  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean; count: number | null }> {
+  private async inspectRows(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile): Promise<{ problem: string | null; sorted: boolean; count: number | null; facts?: FileFacts }> {
     if (!d.time || !f.partition) return { problem: null, sorted: false, count: null };
     const keys = d.orderBy.map(ident);
     const previous = keys.map((_, i) => `p${i}`);
@@ -105,13 +136,16 @@ export class FileChecker {
     // With every key non-null, a null lag marks the first row.
     const disorder = `${keys.map((k) => `${k} IS NULL`).join(' OR ')} OR (${previous[0]} IS NOT NULL AND NOT ${less(0)})`;
     const lags = keys.map((k, i) => `lag(${k}) OVER () AS ${previous[i]}`).join(', ');
-    const rows = `SELECT ${ident(d.time.column)} AS t, ${keys.join(', ')}, ${lags} FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
-    const sql = `SELECT epoch_us(min(t))::BIGINT, epoch_us(max(t))::BIGINT, count(*) FILTER (WHERE ${disorder})::BIGINT, count(*)::BIGINT FROM (${rows})`;
-    const [min, max, unordered, all] = ((await c.runAndReadAll(sql)).getRows()[0] ?? []) as (bigint | null | undefined)[];
+    const known = factsSql(d);
+    const read = [...new Set([...keys, ...(known?.read ?? [])])];
+    const rows = `SELECT ${ident(d.time.column)} AS t, ${[...read, lags].join(', ')} FROM read_parquet(${quoteFilePath(f.path, this.dataDir)})`;
+    const sql = `SELECT ${['epoch_us(min(t))::BIGINT', 'epoch_us(max(t))::BIGINT', `count(*) FILTER (WHERE ${disorder})::BIGINT`, 'count(*)::BIGINT', ...(known?.select ?? [])].join(', ')} FROM (${rows})`;
+    const [min, max, unordered, all, ...found] = (await c.runAndReadAll(sql)).getRows()[0] ?? [];
     const sorted = unordered === 0n;
     const count = typeof all === 'bigint' ? Number(all) : null;
-    if (min === null || max === null || min === undefined || max === undefined) return { problem: null, sorted, count };
+    const facts = known?.facts(found);
+    if (typeof min !== 'bigint' || typeof max !== 'bigint') return { problem: null, sorted, count, facts };
     const outside = min < f.partition.start || max >= f.partition.end;
-    return { problem: outside ? `rows outside the partition's time range` : null, sorted, count };
+    return { problem: outside ? `rows outside the partition's time range` : null, sorted, count, facts };
   }
 }

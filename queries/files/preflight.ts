@@ -5,7 +5,7 @@ import { readChain, type Observation } from './chain.ts';
 import { chooseCorrection, CorrectionStore, type PublishedModel } from './corrections.ts';
 import type { Lease } from '../engine/engine.ts';
 import { DataParameterError, DatasetUnavailableError } from '../errors.ts';
-import type { FileChecker, FileVerdict } from './check.ts';
+import type { FileChecker, FileFacts, FileVerdict } from './check.ts';
 import { fingerprint } from './footer.ts';
 import type { DataFile } from './data-file.ts';
 import type { FolderListings } from './folder-listings.ts';
@@ -40,6 +40,8 @@ export interface Sources {
   fileRows: number | null;
   /** Rows of each listed file by its footer (absent when unknown): an upper bound of its rows in any window. */
   rowsByFile: ReadonlyMap<string, number>;
+  /** What each listed file's rows were found to be, when inspected (FileFacts; absent: nothing known). */
+  factsByFile?: ReadonlyMap<string, FileFacts>;
 }
 
 export interface CheckContext {
@@ -106,7 +108,7 @@ async function chooseFolder(ctx: CheckContext, dir: string, d: DatasetDescriptor
 }
 
 /** Every file must be complete Parquet with the descriptor's schema, or the window is unavailable. */
-async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null; rowsByFile: Map<string, number> }> {
+async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<{ hashes: Map<string, string>; sorted: Set<string>; rows: number | null; rowsByFile: Map<string, number>; factsByFile: Map<string, FileFacts> }> {
   ctx.signal.throwIfAborted();
   const verdicts = files.map((f) => ctx.checker.cached(d, f));
   const missing = files.flatMap((f, i) => (verdicts[i] ? [] : [i]));
@@ -117,6 +119,7 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
   const hashes = new Map<string, string>();
   const sorted = new Set<string>();
   const rowsByFile = new Map<string, number>();
+  const factsByFile = new Map<string, FileFacts>();
   let rows: number | null = 0;
   files.forEach((f, i) => {
     const verdict = verdicts[i];
@@ -126,9 +129,10 @@ async function checkFiles(ctx: CheckContext, d: DatasetDescriptor, files: readon
     hashes.set(f.path, verdict.footerHash);
     if (verdict.sorted) sorted.add(f.path);
     if (verdict.rows !== null) rowsByFile.set(f.path, verdict.rows);
+    if (verdict.facts) factsByFile.set(f.path, verdict.facts);
     rows = rows === null || verdict.rows === null ? null : rows + verdict.rows;
   });
-  return { hashes, sorted, rows, rowsByFile };
+  return { hashes, sorted, rows, rowsByFile, factsByFile };
 }
 
 /** The applied model's content hash, when there is one: a part of the data version of what is served. */
@@ -144,7 +148,7 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     d.time && req.window
       ? await listPartitions(folder.dir, d, req.window, ctx.listings)
       : [{ key: '', start: 0n, end: 0n, files: await listFiles(folder.dir, d.name, ctx.listings) }];
-  const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows, rowsByFile } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
+  const { hashes: footerHashes, sorted: sortedFiles, rows: fileRows, rowsByFile, factsByFile } = await checkFiles(ctx, d, partitions.flatMap((p) => p.files));
   let stationFiles: DataFile[] | null = null;
   let stationHashes: string[] = [];
   if (req.needsStations) {
@@ -153,5 +157,5 @@ export async function resolveSources(ctx: CheckContext, req: SourceRequest): Pro
     stationHashes = [...(await checkFiles(ctx, STATIONS_DATASET, stationFiles)).hashes.values()];
   }
   const dataVersion = fingerprint([...footerHashes.values(), ...stationHashes, ...modelHashes(correction)]);
-  return { observation, partitions, folderValue: folder.value, correction, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows, rowsByFile };
+  return { observation, partitions, folderValue: folder.value, correction, stationFiles, dataVersion, footerHashes, stationHashes, sortedFiles, fileRows, rowsByFile, factsByFile };
 }

@@ -63,15 +63,16 @@ export function bucketSql(interval: Interval, time: string, bind: (v: string) =>
 /**
  * A coordinate's cell index before the bounds are applied, per row and without branches: the
  * cell of v in [origin, −origin), the cell count for v = −origin, and one more for any v beyond
- * it (so 180 and 180.001 stay apart); below the origin negative, not a number for NaN and the
+ * it (so 180 and 180.001 stay apart; `inGrid`: no value is beyond it); below the origin negative, not a number for NaN and the
  * infinities. Sizes that are whole quarters of a degree have exact edges: a power-of-two scaling
  * and floor are exact. Others go by hundredths: n, the whole number nearest v × 100, is within
  * one half (and a rounding) of it, so v is in the hundredth below the edge n / 100 (computed as
  * cellEdge does) or in the one from it: one comparison tells which; a cell is a whole number
  * of hundredths.
  */
-export function rawCellSql(v: string, origin: -180 | -90, hundredths: number): string {
-  const beyond = `CAST(${v} > ${-origin} AS DOUBLE)`;
+export function rawCellSql(v: string, origin: -180 | -90, hundredths: number, inGrid = false): string {
+  // Files whose every position was found inside the grid (FileFacts.inGrid) have nothing beyond: one comparison a row less.
+  const beyond = inGrid ? '0' : `CAST(${v} > ${-origin} AS DOUBLE)`;
   if (hundredths % 100 === 0) return `floor((floor(${v}) + ${-origin}) / ${hundredths / 100}) + ${beyond}`;
   if (hundredths === 25 || hundredths === 50) return `floor(${v} * ${100 / hundredths}) + ${(-origin * 100) / hundredths} + ${beyond}`;
   const n = `i${origin === -180 ? 'x' : 'y'}`;

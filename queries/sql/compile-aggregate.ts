@@ -16,6 +16,14 @@ export interface AggregateQuery {
   shape: AggregateShape;
   /** Most groups returned (the caller asks for one more than it sends, to see a cut). */
   limit: number;
+  /** What every file of `files` was found to be (FileFacts, all files at once); absent: nothing known. */
+  proven?: Proven;
+}
+
+/** Facts that hold for every file a statement reads: measures wholly in the common lane, and positions all inside the grid. */
+export interface Proven {
+  common: ReadonlySet<string>;
+  inGrid: boolean;
 }
 
 /**
@@ -33,13 +41,13 @@ export interface AggregateColumns {
 }
 
 /** A key's columns in the rows (r): a grid's raw cell indexes (rawCellSql), from its coordinates and first guesses read below them. */
-function keySql(spec: QuerySpec, key: AggregateKey, i: number, hundredths: number | null): { read: string[]; row: string[]; scratch: string[] } {
+function keySql(spec: QuerySpec, key: AggregateKey, i: number, hundredths: number | null, inGrid: boolean): { read: string[]; row: string[]; scratch: string[] } {
   if (key.kind !== 'grid') return { read: [`t.${ident(key.column)} AS k${i}`], row: [], scratch: [] };
   const g = spec.descriptor.geometry;
   if (g.kind !== 'point' || hundredths === null) throw new Error(`${spec.descriptor.name}: a grid needs point geometry and a cell size`);
   const [lon, lat] = [`t.${ident(g.longitude)}`, `t.${ident(g.latitude)}`];
   const guesses = hundredths % 25 === 0 ? [] : [`${guessSql(lon)} AS ix`, `${guessSql(lat)} AS iy`];
-  return { scratch: ['vx', 'vy', ...(guesses.length ? ['ix', 'iy'] : [])], read: [`${lon} AS vx`, `${lat} AS vy`, ...guesses], row: [`${rawCellSql('vx', -180, hundredths)} AS k${i}x`, `${rawCellSql('vy', -90, hundredths)} AS k${i}y`] };
+  return { scratch: ['vx', 'vy', ...(guesses.length ? ['ix', 'iy'] : [])], read: [`${lon} AS vx`, `${lat} AS vy`, ...guesses], row: [`${rawCellSql('vx', -180, hundredths, inGrid)} AS k${i}x`, `${rawCellSql('vy', -90, hundredths, inGrid)} AS k${i}y`] };
 }
 
 /** The groups of raw cells with their cell keys in place (several raw ones can make one cell, or the null cell): a SELECT over `from`, null when no grid. */
@@ -70,7 +78,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const measures = [...new Set(shape.stats.flatMap((s) => ('fn' in s ? [s.column] : [])))];
   const measureOf = (column: string) => `m${measures.indexOf(column)}`;
   const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.labels ?? q.window);
-  const keys = shape.keys.map((k, i) => keySql(spec, k, i, shape.cellHundredths));
+  const keys = shape.keys.map((k, i) => keySql(spec, k, i, shape.cellHundredths, q.proven?.inGrid ?? false));
   const where = compileWhere(spec, q.window.from, q.window.to, params);
   // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).
   const values = measures.map((m, i) => `${correctedValue(d, spec.correction ?? null, m, (name) => `t.${ident(name)}`, bind)} AS m${i}`);
@@ -85,7 +93,9 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const merged = shape.stats.flatMap((s, i) => ('fn' in s ? [mergedStat(s.fn, i)] : []));
   const celled = cells(`(${plain})`);
   const g = `g AS (${celled ? `SELECT ${[by, 'sum(n) AS n', ...merged].join(', ')} FROM (${celled}) GROUP BY ${by}` : plain})`;
-  const groups = cols.summed.length ? summedGroupsSql(['b', ...cols.keys], shape, measureOf, cols.summed, cells) : [g];
+  // Facts are of the stored values: a corrected series' values are others.
+  const tested = spec.correction || !cols.summed.every((m) => q.proven?.common.has(m));
+  const groups = cols.summed.length ? summedGroupsSql(['b', ...cols.keys], shape, measureOf, cols.summed, cells, !tested) : [g];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
   const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');

@@ -21,7 +21,7 @@ const pow2 = (k: string) => `pow(2.0, ${k})`;
  * matter: the halves are exact for any |x| in [2^−16, 2^27), and a value is either here or in
  * the group's rare values, never both. False for NaN and the infinities; null for null.
  */
-const commonSql = (x: string) => `abs(abs(${x}) + CAST(${x} = 0 AS DOUBLE) - 65536.0) < 65535.99997`;
+export const commonSql = (x: string) => `abs(abs(${x}) + CAST(${x} = 0 AS DOUBLE) - 65536.0) < 65535.99997`;
 /** The lane of a rare value, by its logarithm: never the common one (which a value just below 2^−15 could round to). */
 function exponentSql(x: string): string {
   const lane = `CAST(32 * floor((floor(log2(abs(${x}))) + 15) / 32) - 16 AS INTEGER)`;
@@ -88,7 +88,8 @@ function rareSql(by: string, measures: string[]): string {
  * with values in other lanes or a total too large to split, every lane in `limbs` (the common one
  * among them); exact-sum.ts adds them exactly and rounds once.
  */
-export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
+export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null, proven = false): string[] {
+  if (proven) return provenGroupsSql(keys, shape, measureOf, summed, cells);
   const by = keys.join(', ');
   const measures = summed.map((m) => measureOf(m));
   const aggregates = measures.flatMap((m, j) => laneSql(m, j));
@@ -125,4 +126,29 @@ export function summedGroupsSql(keys: string[], shape: AggregateShape, measureOf
   const plain = summed.map((_, j) => `NOT e${j} AND c${j} = d${j} AND coalesce(abs(h${j}) < ${SPLIT_BELOW}, true)`).join(' AND ');
   const g = `g AS (SELECT ${[...head, ...common, 'NULL::VARCHAR AS limbs'].join(', ')} FROM q WHERE ${plain} UNION ALL SELECT ${[...head, ...lanesOut, list].join(', ')} FROM (SELECT * FROM q WHERE NOT (${plain})) AS q LEFT JOIN o ON ${same})`;
   return [p, o, q, g];
+}
+
+/**
+ * Summed measures whose every value in the files read is known to be zero or in the common lane
+ * (FileFacts.common; null values aside): no per-row test, no rare values and no non-finite ones,
+ * so each group is one pass over its rows (p; through `cells` and merged in q for a grid), its
+ * common lane summed as two 64-bit halves (exact: see laneSql) and split as the other way splits
+ * it (the same columns, the same bytes), a total of 2^92 or more in `limbs`.
+ */
+function provenGroupsSql(keys: string[], shape: AggregateShape, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
+  const by = keys.join(', ');
+  const measures = summed.map((m) => measureOf(m));
+  const hi = (x: string) => `floor(${x} * ${pow2('36')})`;
+  const lanes = measures.flatMap((x, j) => [`count(${x})::DOUBLE AS c${j}`, `(sum(CAST(${hi(x)} AS BIGINT))::HUGEINT * 4294967296 + sum(CAST(${x} * ${pow2('68')} - ${hi(x)} * 4294967296.0 AS BIGINT))) AS h${j}`]);
+  const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...lanes].join(', ')} FROM r GROUP BY ${by}`;
+  const celled = cells(`(${grouped})`);
+  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
+  const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
+  const q = celled ? `SELECT ${[by, 'sum(n) AS n', ...merging, ...summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(h${j}) AS h${j}`])].join(', ')} FROM (${celled}) GROUP BY ${by}` : grouped;
+  const large = (j: number) => `coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false)`;
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`CASE WHEN NOT ${large(j)} THEN h${j} END`, j)]);
+  const items = summed.map((_, j) => `CASE WHEN ${large(j)} THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END`);
+  const limbs = `CASE WHEN ${summed.map((_, j) => large(j)).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
+  const head = [...keys, 'n', ...stats.map((i) => `s${i}`)];
+  return [`g AS (SELECT ${[...head, ...lanesOut, limbs].join(', ')} FROM (${q}))`];
 }

@@ -1,10 +1,10 @@
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import type { Sources } from '../files/preflight.ts';
 import type { AggregateShape } from '../sql/aggregate-shape.ts';
-import { compileAggregate } from '../sql/compile-aggregate.ts';
+import { compileAggregate, type Proven } from '../sql/compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
-import { bucketSlices, filesIn, mergedSlices, probedLanes } from './aggregate-slices.ts';
+import { bucketSlices, filesIn, mergedSlices, probedLanes, provenFor } from './aggregate-slices.ts';
 import { splitStopped } from './aggregate-split-memo.ts';
 import type { ExtractContext } from './extract-types.ts';
 import { idleHelpers } from './request-connection.ts';
@@ -19,9 +19,9 @@ export interface PartsRequest {
 }
 
 /** One part's groups, held by DuckDB until they are sent (at most `most` + 1: enough to see a cut, or that there are more). */
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number }): Promise<DuckDBMaterializedResult | null> {
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number; proven: Proven }): Promise<DuckDBMaterializedResult | null> {
   if (files.length === 0) return null;
-  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1 });
+  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1, proven: q.proven });
   return c.run(compiled.sql, compiled.params);
 }
 
@@ -113,7 +113,10 @@ export async function runParts(ctx: ExtractContext, c: DuckDBConnection, spec: Q
     const planned = plan(connections.length);
     if (!planned) return null;
     const labels = planned.merged ? req.window : undefined;
-    const part: Part = (x, w) => runAggregate(x, spec, filesIn(sources, w), { window: w, labels, shape: req.shape, most });
+    const part: Part = (x, w) => {
+      const files = filesIn(sources, w);
+      return runAggregate(x, spec, files, { window: w, labels, shape: req.shape, most, proven: provenFor(sources, files) });
+    };
     const givesUp = planned.merged && most < req.rowLimit;
     // Every part is awaited before the helpers go back: none is mid-statement then.
     const run = await runLanes(connections, planned.lanes, part, ctx.signal, (r) => givesUp && r.rowCount > most);

@@ -1,6 +1,7 @@
 import type { Sources } from '../files/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { Interval } from '../sql/aggregate-shape.ts';
+import type { Proven } from '../sql/compile-aggregate.ts';
 import type { Window } from '../window.ts';
 import { rowSlices, rowsIn } from './slices.ts';
 
@@ -85,3 +86,11 @@ export function probedLanes(parts: readonly Window[], sources: Sources, rows: nu
 /** The files of the partitions that overlap `w`. */
 export const filesIn = (sources: Sources, w: Window): string[] =>
   sources.partitions.filter((p) => p.start < w.to && p.end > w.from).flatMap((p) => p.files.map((f) => f.path));
+
+/** What holds for every one of `files` (FileFacts): nothing when any was not inspected. */
+export function provenFor(sources: Pick<Sources, 'factsByFile'>, files: readonly string[]): Proven {
+  const facts = files.map((f) => sources.factsByFile?.get(f));
+  if (facts.length === 0 || facts.some((x) => x === undefined)) return { common: new Set(), inGrid: false };
+  const known = facts as NonNullable<(typeof facts)[number]>[];
+  return { common: new Set(known[0]!.common.filter((m) => known.every((x) => x.common.includes(m)))), inGrid: known.every((x) => x.inGrid) };
+}

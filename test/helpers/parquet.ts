@@ -19,8 +19,9 @@ const SQL_TYPE: Record<Column['type'], string> = {
 function literal(c: Column, v: unknown): string {
   if (v === null || v === undefined) return `CAST(NULL AS ${SQL_TYPE[c.type]})`;
   if (c.type === 'GEOMETRY') return `ST_GeomFromWKB(from_hex('${Buffer.from(v as Uint8Array).toString('hex')}'))`;
-  // −0 quoted: String(-0) is "0", and an unquoted -0.0 is a negated decimal, +0 as a double.
-  const text = typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : Object.is(v, -0) ? "'-0'" : String(v);
+  // −0 quoted: String(-0) is "0", and an unquoted -0.0 is a negated decimal, +0 as a double; NaN and the infinities are quoted names.
+  const quoted = typeof v === 'string' || (typeof v === 'number' && !Number.isFinite(v));
+  const text = quoted ? `'${String(v).replaceAll("'", "''")}'` : Object.is(v, -0) ? "'-0'" : String(v);
   return `CAST(${text} AS ${SQL_TYPE[c.type]})`;
 }
 

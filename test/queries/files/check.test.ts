@@ -161,6 +161,47 @@ describe('FileChecker on real files', () => {
       expect(await verdict([...rows])).toMatchObject({ ok: true, sorted: false });
     });
 
+    describe('facts an aggregate may skip a per-row test for', () => {
+      const at = (i: number) => `2025-08-01T0${i}:00:00Z`;
+      const factsOf = async (rows: Row[]) => {
+        const v = await verdict(rows);
+        if (!v.ok) throw new Error(v.problem);
+        return v.facts!;
+      };
+
+      it('finds every measure in the common lane, and every position inside the grid, for ordinary rows (nulls and zeros too)', async () => {
+        const facts = await factsOf([hotspot('a', at(1), { frp: 12.5, scan: 0 }), hotspot('b', at(2), { frp: null, longitude: 180, latitude: -90 }), hotspot('c', at(3), { longitude: -180, latitude: 90 })]);
+        expect(facts).toEqual({ common: [...hotspots.aggregate!.measures], inGrid: true });
+      });
+
+      it.each([
+        ['a value below the common lane', 1e-6],
+        ['a value above it', 2 ** 17],
+        ['a negative value above it', -(2 ** 20)],
+        ['not a number', Number.NaN],
+        ['an infinity', Number.POSITIVE_INFINITY],
+      ])('leaves out a measure holding %s, and only that one', async (_, frp) => {
+        const facts = await factsOf([hotspot('a', at(1), { frp: 3.5 }), hotspot('b', at(2), { frp })]);
+        expect(facts.common).toEqual(hotspots.aggregate!.measures.filter((m) => m !== 'frp'));
+        expect(facts.inGrid).toBe(true);
+      });
+
+      it.each([
+        ['a longitude beyond 180', { longitude: 180.000001 }],
+        ['a latitude beyond 90', { latitude: 90.5 }],
+        ['a longitude that is not a number', { longitude: Number.NaN }],
+      ])('is not inside the grid with %s', async (_, position) => {
+        expect((await factsOf([hotspot('a', at(1)), hotspot('b', at(2), position)])).inGrid).toBe(false);
+      });
+
+      it('knows nothing of a file it did not inspect row by row (no partition), nor of a dataset without aggregates', async () => {
+        await writeParquet(path.join(dir, 'unpartitioned.parquet'), hotspots, [hotspot('a', at(1))]);
+        expect(await new FileChecker(dir).check(c, hotspots, await file('unpartitioned.parquet'))).not.toHaveProperty('facts');
+        await writeParquet(path.join(dir, 'stations.parquet'), sensorStations, [station('s1')]);
+        expect(await new FileChecker(dir).check(c, sensorStations, await file('stations.parquet'))).not.toHaveProperty('facts');
+      });
+    });
+
     it('reports rows outside the partition whatever their order', async () => {
       const rows = [hotspot('a', '2025-08-01T01:00:00Z'), hotspot('b', '2025-08-02T00:00:00Z')];
       expect(await verdict(rows)).toMatchObject({ ok: false, problem: "rows outside the partition's time range" });

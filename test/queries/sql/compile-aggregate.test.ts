@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import type { AggregateShape } from '../../../queries/sql/aggregate-shape.ts';
 import { formatInstant } from '../../../queries/instant.ts';
-import { aggregateColumns, compileAggregate } from '../../../queries/sql/compile-aggregate.ts';
+import { aggregateColumns, compileAggregate, type Proven } from '../../../queries/sql/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/stream/aggregate-rows.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { exactMean, exactSum } from '../../helpers/exact.ts';
@@ -26,10 +26,10 @@ const shape = (over: Partial<AggregateShape> = {}): AggregateShape => ({ interva
 const window = { from: at('2025-08-01'), to: at('2025-08-03') };
 
 /** `points` written to a file of their own in `dir`, and the groups the compiled statement of `s` gives over it (with its result, for its columns). */
-async function groupsOf(dir: string, name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape) {
+async function groupsOf(dir: string, name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape, proven?: Proven) {
   const file = path.join(dir, `hotspots/date=2025-08-01/${name}.parquet`);
   await writeParquet(file, hotspots, points);
-  const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 10 };
+  const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 1000, proven };
   const q = compileAggregate(query);
   const result = await c.run(q.sql, q.params);
   return { result, groups: chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)) };
@@ -196,5 +196,61 @@ describe('calendar buckets', () => {
     expect(few.sql).not.toContain('date_trunc');
     const many = compileAggregate({ spec: spec(hotspots, dataDir), files, window: { from: at('0001-01-01'), to: at('2101-01-01') }, shape: shape({ interval: 'month' }), limit: 1 });
     expect(many.sql).toContain('date_trunc');
+  });
+});
+
+describe('with the files\' facts known (FileFacts: no per-row test)', () => {
+  const PROVEN: Proven = { common: new Set(hotspots.aggregate!.measures), inGrid: true };
+  const grid = hotspots.aggregate!.keys.find((k) => k.kind === 'grid')!;
+  const country = hotspots.aggregate!.keys[0]!;
+  const summed = (keys: AggregateShape['keys'] = [], cellHundredths: number | null = null) =>
+    shape({ keys, cellHundredths, stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }, { name: 'frp.max', column: 'frp', fn: 'max' }, { name: 'frp.count', column: 'frp', fn: 'count' }] });
+  /** The groups with facts known and without, which must be the same; and the statement with them, which must skip the tests. */
+  async function both(name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape) {
+    const dir = await tempDir();
+    const known = await groupsOf(dir, `${name}-known`, points, s, PROVEN);
+    const tested = await groupsOf(dir, `${name}-tested`, points, s);
+    expect(known.groups).toEqual(tested.groups);
+    return known.groups.map((g) => g.values.slice(1));
+  }
+
+  it('skips the lane test, the rare values and the non-finite count, and the grid\'s test beyond 180 and 90', () => {
+    const q = (s: AggregateShape, proven?: Proven) => compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: s, limit: 10, proven }).sql;
+    expect(q(summed())).toContain('65535.99997');
+    expect(q(summed(), PROVEN)).not.toMatch(/65535\.99997|list\(|TRY_CAST|unnest/);
+    expect(q(summed(), { ...PROVEN, common: new Set(['brightness']) })).toContain('65535.99997');
+    expect(q(summed([grid], 25))).toMatch(/vx > 180/);
+    expect(q(summed([grid], 25), PROVEN)).not.toMatch(/vx > 180|vy > 90/);
+    // A corrected series' values are not the stored ones the facts are of (hotspots have none; the rule is the compiler's).
+    expect(compileAggregate({ spec: spec(hotspots, dataDir, { correction: { id: 'm', hash: 'h' } as never }), files, window, shape: summed(), limit: 10, proven: PROVEN }).sql).toContain('65535.99997');
+  });
+
+  it('gives the same exact sums and means of common values, zeros, negatives and nulls, grouped or not', async () => {
+    const xs = [0.1, 0.2, 0.3, -7.3, 0, 2 ** -15, 131071.99997, -131071.99997000001, 12.5, null, 3.75, 0.00003];
+    const points = xs.flatMap((frp, i) => [hotspot(`a${i}`, '2025-08-01T10:00:00Z', { frp, country: 'AA' }), hotspot(`b${i}`, '2025-08-02T11:00:00Z', { frp: frp === null ? null : -frp * 3, country: i % 3 ? 'BB' : null })]);
+    expect(await both('plain', points, summed())).toHaveLength(1);
+    const byDay = await both('by-day', points, { ...summed([country]), interval: 'day' });
+    const finite = (v: (number | null)[]) => v.filter((x): x is number => x !== null);
+    const bb = finite(xs.map((x, i) => (i % 3 && x !== null ? -x * 3 : null)));
+    expect(byDay.find((g) => g[0] === 'BB')).toEqual(['BB', xs.filter((_, i) => i % 3).length, exactSum(bb), exactMean(bb), Math.max(...bb), bb.length]);
+  });
+
+  it('lists a common total of 2^92 or more, of either sign, and rounds it exactly', async () => {
+    const xs = [...Array.from({ length: 2048 }, () => 65536), 1 + 2 ** -26, 2 ** -15 + 2 ** -67];
+    const points = [1, -1].flatMap((sign, n) => xs.map((x, i) => hotspot(`b${n}-${i}`, '2025-08-01T10:00:00Z', { country: n ? 'NN' : 'PP', frp: sign * x })));
+    const got = await both('large', points, summed([country]));
+    expect(got).toEqual([1, -1].map((sign) => [sign < 0 ? 'NN' : 'PP', xs.length, exactSum(xs.map((x) => sign * x)), exactMean(xs.map((x) => sign * x)), sign < 0 ? -(2 ** -15 + 2 ** -67) : 65536, xs.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+  });
+
+  it.each([25, 100, 10, 1])('puts positions on every edge in their cells at %i hundredths of a degree, sums merged from raw cells', async (hundredths) => {
+    const size = hundredths / 100;
+    const edges = [-180, -180 + size, -size, 0, size, 180 - size, 180];
+    const lats = [-90, -90 + size, 0, 90 - size, 90];
+    const points = edges.flatMap((longitude, i) => lats.map((latitude, j) => hotspot(`e${i}-${j}`, '2025-08-01T10:00:00Z', { longitude, latitude, frp: 1 + i + j / 8 })));
+    const got = await both(`edges${hundredths}`, points, summed([grid], hundredths));
+    expect(got.reduce((n, g) => n + (g[2] as number), 0)).toBe(points.length);
+    // 180 and 90 share the last cells with the positions a size before them: the north-east cell holds four.
+    const last = got.reduce((a, g) => ((g[0] as number) >= (a[0] as number) && (g[1] as number) >= (a[1] as number) ? g : a));
+    expect([last[0], last[1], last[2]]).toEqual([(36000 - hundredths - 18000) / 100, (18000 - hundredths - 9000) / 100, 4]);
   });
 });
