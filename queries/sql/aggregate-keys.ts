@@ -71,13 +71,13 @@ export function bucketSql(interval: Interval, time: string, bind: (v: string) =>
  * of hundredths.
  */
 export function rawCellSql(v: string, origin: -180 | -90, hundredths: number, inGrid = false): string {
-  // Files whose every position was found inside the grid (FileFacts.inGrid) have nothing beyond: one comparison a row less.
-  const beyond = inGrid ? '0' : `CAST(${v} > ${-origin} AS DOUBLE)`;
-  if (hundredths % 100 === 0) return `floor((floor(${v}) + ${-origin}) / ${hundredths / 100}) + ${beyond}`;
-  if (hundredths === 25 || hundredths === 50) return `floor(${v} * ${100 / hundredths}) + ${(-origin * 100) / hundredths} + ${beyond}`;
+  // Files whose every position was found inside the grid (FileFacts.inGrid) have nothing beyond: a comparison and an addition a row less.
+  const beyond = inGrid ? '' : ` + CAST(${v} > ${-origin} AS DOUBLE)`;
+  if (hundredths % 100 === 0) return `floor((floor(${v}) + ${-origin}) / ${hundredths / 100})${beyond}`;
+  if (hundredths === 25 || hundredths === 50) return `floor(${v} * ${100 / hundredths}) + ${(-origin * 100) / hundredths}${beyond}`;
   const n = `i${origin === -180 ? 'x' : 'y'}`;
   const hundredth = `${n} + CAST(${v} >= ${n} / 100 AS DOUBLE) + ${-origin * 100 - 1}`;
-  return `${hundredths === 1 ? hundredth : `floor((${hundredth}) / ${hundredths})`} + ${beyond}`;
+  return `${hundredths === 1 ? hundredth : `floor((${hundredth}) / ${hundredths})`}${beyond}`;
 }
 
 /** The nearest hundredth that rawCellSql compares with (ix, iy), for sizes not whole quarters: a column of its own, computed once. */
