@@ -16,6 +16,7 @@ import { measureRepeats } from './aggregate-repeat.ts';
 import { issueBenchKey } from './bench-key.ts';
 import { REPO_ROOT } from './options.ts';
 import { freePort, startServer } from './server-process.ts';
+import { waitForQuiet } from './server-metrics.ts';
 import { describeMachine, renderMachine, renderTable } from './table.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, year: { type: 'string' }, runs: { type: 'string' } } });
@@ -30,9 +31,15 @@ const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, HOST: '127.0.0.1', LOG_LEV
 const yearWindow = { from: `${year}-01-01`, to: `${year + 1}-01-01` };
 log(renderMachine(describeMachine()));
 log(`DATA_DIR ${dataDir}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} before; best of ${runs}`);
-const cold = await startServer({ ...env, ...AGGREGATE_COLD_ENV, PORT: String(await freePort()) }, { authorization: `Bearer ${key}` });
+/** A started server once its start-up file checks are over (the files' facts are theirs to find) and DuckDB is idle, as the whole bench's servers are. */
+async function warmServer(extra: Record<string, string>, label: string) {
+  const server = await startServer({ ...env, ...extra, PORT: String(await freePort()) }, { authorization: `Bearer ${key}` });
+  log(`server (${label}): start-up checks over, engine quiet after ${((await waitForQuiet(server.baseUrl)) / 1000).toFixed(1)} s`);
+  return server;
+}
+const cold = await warmServer(AGGREGATE_COLD_ENV, 'cold');
 const r = await measureAggregates(cold, dataDir, yearWindow, runs, log).finally(() => cold.stop());
-const cached = await startServer({ ...env, ...AGGREGATE_REPEAT_ENV, PORT: String(await freePort()) }, { authorization: `Bearer ${key}` });
+const cached = await warmServer(AGGREGATE_REPEAT_ENV, 'repeat');
 r.repeats = await measureRepeats(cached, AGGREGATE_CASES, yearWindow, runs, log).finally(() => cached.stop());
 log(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after\n`);
 log(renderTable(aggregateFigures(r)));

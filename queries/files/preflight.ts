@@ -75,7 +75,8 @@ async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: read
   const worker = async (c: DuckDBConnection) => {
     while (next < files.length && !failed && !ctx.signal.aborted) {
       const i = next++;
-      verdicts[i] = await ctx.checker.check(c, d, files[i]!, ctx.signal);
+      // The facts are the start-up and background checks' to find: a request does not wait for them.
+      verdicts[i] = await ctx.checker.check(c, d, files[i]!, ctx.signal, { facts: false });
       failed ||= !verdicts[i]!.ok;
     }
   };

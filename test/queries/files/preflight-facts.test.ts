@@ -16,7 +16,7 @@ let c: DuckDBConnection;
 beforeAll(async () => ({ instance, c } = await openDuck()));
 afterAll(() => instance.closeSync());
 
-it("hands each listed file's facts to the statements of a window, which keep what holds for all of theirs", async () => {
+it("hands each listed file's facts, as the start-up or background checks found them, to the statements of a window, which keep what holds for all of theirs", async () => {
   const dataDir = await tempDir();
   await writeChain(dataDir, 'hotspots', CHAIN);
   const file = (day: string) => path.join(dataDir, `hotspots/date=${day}/part.parquet`);
@@ -25,7 +25,15 @@ it("hands each listed file's facts to the statements of a window, which keep wha
   await writeParquet(file('2025-08-03'), hotspots, [hotspot('d', '2025-08-03T10:00:00Z', { latitude: 90.25 })]);
   const ctx = { dataDir, checker: new FileChecker(dataDir), connection: async () => c, nowMs: Date.now(), signal: new AbortController().signal };
   const window = { from: parseInstant('2025-08-01')!, to: parseInstant('2025-08-04')! };
-  const sources = await resolveSources(ctx, { descriptor: hotspots, window, folderValue: undefined, needsStations: false, correction: null });
+  const request = { descriptor: hotspots, window, folderValue: undefined, needsStations: false, correction: null };
+  // A request that checks files itself does not wait for their facts: nothing is known of them yet.
+  const unknown = await resolveSources(ctx, request);
+  expect(unknown.factsByFile!.size).toBe(0);
+  expect(provenFor(unknown, [file('2025-08-01')])).toEqual({ common: new Set(), inGrid: false });
+  // The start-up and background checks (a checker of their own, in a child process) find them, and hand their verdicts over.
+  const background = new FileChecker(dataDir);
+  for (const f of unknown.partitions.flatMap((p) => p.files)) ctx.checker.remember(hotspots, f, await background.check(c, hotspots, f));
+  const sources = await resolveSources(ctx, request);
   const all = hotspots.aggregate!.measures;
   expect(Object.fromEntries([...sources.factsByFile!].map(([f, facts]) => [path.basename(path.dirname(f)), facts]))).toEqual({
     'date=2025-08-01': { common: all, inGrid: true },
