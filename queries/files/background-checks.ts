@@ -1,6 +1,6 @@
 import { DATASETS } from '../../datasets/index.ts';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import type { FileChecker, FileVerdict } from './check.ts';
+import { lacksFacts, type FileChecker, type FileVerdict } from './check.ts';
 import type { DataFile } from './data-file.ts';
 import type { FileStates } from './states.ts';
 import { listDatasetFiles } from './partitions.ts';
@@ -111,7 +111,9 @@ export class BackgroundChecks {
         if (!first && (nowMs - file.mtimeMs < SETTLE_MS || due.length >= MAX_PER_ROUND)) continue;
         this.seen.set(file.path, version(file));
         const known = this.o.checker.cached(d, file);
-        if (known) this.o.states.record(d, file, known);
+        // Checked by a request, without the facts aggregates may use: checked again, with them.
+        if (known && lacksFacts(d, file, known)) due.push({ dataset: d.name, file });
+        else if (known) this.o.states.record(d, file, known);
         else if (!this.o.states.has(file)) due.push({ dataset: d.name, file });
       }
     }

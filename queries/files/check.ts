@@ -47,6 +47,9 @@ export interface FileFacts {
  */
 export type FileVerdict = { ok: true; footerHash: string; sorted: boolean; rows: number | null; facts?: FileFacts } | { ok: false; problem: string };
 
+/** Whether a good verdict lacks the facts a check with them would find (a request's check): the background checks look at the file again. */
+export const lacksFacts = (d: DatasetDescriptor, f: DataFile, v: FileVerdict): boolean => v.ok && !v.facts && d.aggregate !== null && d.time !== null && f.partition !== undefined;
+
 /** The facts' columns of the inspecting statement, and how to read them back (null: the dataset has no aggregate). */
 function factsSql(d: DatasetDescriptor): { read: string[]; select: string[]; facts: (values: readonly unknown[]) => FileFacts } | null {
   if (!d.aggregate) return null;
@@ -89,8 +92,9 @@ export class FileChecker {
    * A check cut short by `signal` (the client hung up, the time budget ran out) interrupts DuckDB
    * mid-statement: that says nothing about the file, so it throws instead of giving a verdict.
    * `facts: false` leaves the file's facts out (a request waiting for the check does not read its
-   * measures: about 4 to 7 ms a day file more); a verdict with them found later, by the start-up or
-   * background checks, takes its place (`remember`).
+   * measures: about 4 to 7 ms a day file more); the start-up checks, or the next background round
+   * (which takes a file known without them as due: `lacksFacts`), find them, and their verdict
+   * takes its place (`remember`).
    */
   async check(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile, signal?: AbortSignal, how: { facts?: boolean } = {}): Promise<FileVerdict> {
     const hit = this.cache.get(cacheKey(d, f));
@@ -105,8 +109,12 @@ export class FileChecker {
   /** Keeps a verdict found elsewhere (the warm-up process) for the file exactly as it was listed there. */
   remember(d: DatasetDescriptor, f: DataFile, verdict: FileVerdict): void {
     if (!verdict.ok) return;
+    const key = cacheKey(d, f);
+    const had = this.cache.get(key);
+    // A request's check that ends after the background's verdict for the same footer does not take its facts away.
+    if (had?.ok && had.facts && !verdict.facts && had.footerHash === verdict.footerHash) return;
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(cacheKey(d, f), verdict);
+    this.cache.set(key, verdict);
   }
 
   private async inspect(c: DuckDBConnection, d: DatasetDescriptor, f: DataFile, facts: boolean): Promise<FileVerdict> {

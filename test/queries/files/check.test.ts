@@ -194,6 +194,43 @@ describe('FileChecker on real files', () => {
         expect((await factsOf([hotspot('a', at(1)), hotspot('b', at(2), position)])).inGrid).toBe(false);
       });
 
+      it.each([
+        ['minus zero', -0],
+        ['a value just inside the lane below', 2 ** -15],
+        ['a value just inside it above', 131071.99996],
+      ])('keeps a measure holding %s', async (_, frp) => {
+        expect((await factsOf([hotspot('a', at(1), { frp })])).common).toContain('frp');
+      });
+
+      it.each([
+        ['minus infinity', Number.NEGATIVE_INFINITY],
+        ['a subnormal', 5e-324],
+        ['a value just outside the lane above', 131072],
+      ])('leaves out a measure holding %s too', async (_, frp) => {
+        expect((await factsOf([hotspot('a', at(1), { frp })])).common).not.toContain('frp');
+      });
+
+      it('is not inside the grid with a latitude that is not a number; a file of no rows proves everything', async () => {
+        expect((await factsOf([hotspot('a', at(1), { latitude: Number.NaN })])).inGrid).toBe(false);
+        expect(await factsOf([])).toEqual({ common: [...hotspots.aggregate!.measures], inGrid: true });
+      });
+
+      it('keeps the facts it has over a verdict without them for the same footer (a request\'s check that ended later)', async () => {
+        const name = `facts-${randomUUID()}.parquet`;
+        const f = await inPartition(name, [hotspot('a', at(1))]);
+        const checker = new FileChecker(dir);
+        const full = await checker.check(c, hotspots, f);
+        const light = await new FileChecker(dir).check(c, hotspots, f, undefined, { facts: false });
+        expect(light).not.toHaveProperty('facts');
+        checker.remember(hotspots, f, light);
+        expect(checker.cached(hotspots, f)).toEqual(full);
+        // Facts found later take a light verdict's place.
+        const other = new FileChecker(dir);
+        other.remember(hotspots, f, light);
+        other.remember(hotspots, f, full);
+        expect(other.cached(hotspots, f)).toEqual(full);
+      });
+
       it('knows nothing of a file it did not inspect row by row (no partition), nor of a dataset without aggregates', async () => {
         await writeParquet(path.join(dir, 'unpartitioned.parquet'), hotspots, [hotspot('a', at(1))]);
         expect(await new FileChecker(dir).check(c, hotspots, await file('unpartitioned.parquet'))).not.toHaveProperty('facts');
