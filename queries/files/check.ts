@@ -28,8 +28,8 @@ export function schemaProblem(d: DatasetDescriptor, actual: ReadonlyMap<string, 
 
 /**
  * What a file's rows were found to be, so that an aggregate over it may skip a per-row test whose
- * answer is already known (exact-sum-sql.ts, aggregate-keys.ts). Plain arrays: verdicts cross
- * from the warm-up process as JSON.
+ * answer is already known (exact-sum-sql.ts, aggregate-keys.ts). Plain arrays and booleans:
+ * verdicts cross from the checks' child process as messages.
  * - `common`: the aggregate measures every non-null value of which is zero or in the common lane
  *   (commonSql: finite, about 2^−15 to 2^17 in magnitude);
  * - `inGrid`: no position beyond longitude 180 or latitude 90 (as the grid's own test reads them:
@@ -92,7 +92,7 @@ export class FileChecker {
    * A check cut short by `signal` (the client hung up, the time budget ran out) interrupts DuckDB
    * mid-statement: that says nothing about the file, so it throws instead of giving a verdict.
    * `facts: false` leaves the file's facts out (a request waiting for the check does not read its
-   * measures: about 4 to 7 ms a day file more); the start-up checks, or the next background round
+   * measures: about 3 to 8 ms more for a day file of the bench year); the start-up checks, or the next background round
    * (which takes a file known without them as due: `lacksFacts`), find them, and their verdict
    * takes its place (`remember`).
    */
