@@ -18,12 +18,13 @@ import { extractTempDir, renderingsDir } from '../queries/engine/temp-files.ts';
 import { readStatusesFor } from '../queries/files/status.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
-import { answerClientError } from './client-errors.ts';
+import { answerClientError, answerConnect } from './client-errors.ts';
 import { registerCors } from './cors.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import type { Config } from './config.ts';
 import { Metrics } from './metrics.ts';
+import { registerTargetRule } from './public-url.ts';
 import { heldRefusal, Problem, sendProblem } from './problems.ts';
 import { registerAggregateRoute } from './routes/aggregate.ts';
 import { registerCorrectionsRoute } from './routes/corrections.ts';
@@ -53,7 +54,8 @@ const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyS
 function requestTimeouts(ms: number) {
   const checkMs = Math.min(1000, Math.max(50, Math.floor(ms / 10)));
   const timeout = ms - checkMs;
-  return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkMs } };
+  // Node answers an HTTP/1.1 request without Host with an empty 400 of its own: registerTargetRule answers it with a problem instead.
+  return { requestTimeout: timeout, http: { requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: checkMs, requireHostHeader: false } };
 }
 
 /**
@@ -204,6 +206,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
     },
   };
   installErrorHandling(app, metrics, config);
+  registerTargetRule(app);
+  answerConnect(app);
   closeIdleWhileClosing(app);
   registerCors(app, config.corsOrigins);
   // Data routes: key, then per-key rate limit, then the handler.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseCorsOrigins, type CorsOrigins } from './cors.ts';
 import { defaultDuckdbConnections } from './duckdb-connections.cjs';
+import { parsePublicUrl } from './public-url.ts';
 
 const Env = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -43,6 +44,18 @@ const Env = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   REDIS_URL: z.string().url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return null;
+      try {
+        return parsePublicUrl(text.trim());
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
   COMPRESS_RESPONSES: z.stringbool().default(true),
   CORS_ORIGINS: z
     .string()
@@ -119,6 +132,8 @@ export interface Config {
   redisUrl: string | null;
   /** Behind a reverse proxy, take the client address from X-Forwarded-For (failed-auth limits). */
   trustProxy: boolean;
+  /** Every absolute link is built under this base (PUBLIC_URL without its trailing slash); null: from the request's Host. */
+  publicUrl: string | null;
   /** CSV, GeoJSON and Arrow bodies in br or gzip when the client's Accept-Encoding asks for one. */
   compressResponses: boolean;
   /** Origins whose pages may read the API (CORS): `*` or a list; an empty list lets none. */
@@ -178,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     compressResponses: e.COMPRESS_RESPONSES,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,

@@ -57,7 +57,9 @@ export function problemBody(kind: ProblemKind, detail: string, instance: string,
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
-  const { status, body } = problemBody(p.kind, p.detail, request.url.split('?')[0] ?? '', request.id, p.errors);
+  // Only a path is this server's resource: an absolute-form target (refused) or `*` is not echoed.
+  const instance = request.url.startsWith('/') ? (request.url.split('?')[0] ?? '') : '';
+  const { status, body } = problemBody(p.kind, p.detail, instance, request.id, p.errors);
   return reply.code(status).headers(p.headers).type('application/problem+json').send(body);
 }
 

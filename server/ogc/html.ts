@@ -14,6 +14,9 @@ import { prefersHtml } from '../media-types.ts';
 /** Where the pages' files are served (no key). */
 export const OGC_ASSETS = '/api/v1/ogc/assets';
 
+/** The OGC API's root (documents.ts has it as OGC_ROOT; a page cannot import it without a circle). */
+const OGC_ROOT_PATH = '/api/v1/ogc';
+
 /** The explorer page (routes/explore.ts), linked from every OGC page. */
 export const EXPLORE_PATH = '/api/v1/explore';
 
@@ -53,20 +56,25 @@ export interface PageParts {
 const KEY_FORM = `<form id="key-form" hidden><label>Your key <input id="key" type="password" autocomplete="off" required></label> <button>Use it for this tab</button>
 <p>It stays in this tab (sessionStorage) and goes only in the Authorization header of this page's own requests.</p></form>`;
 
-/** A page that holds no data: its scripts ask for the data with the key typed into it. */
-export function renderPage(p: PageParts, assetsPath: string): string {
+/**
+ * A page that holds no data: its scripts ask for the data with the key typed into it. `prefix`
+ * (pagePrefix: PUBLIC_URL, or nothing) goes before every link and file of the page, and its
+ * scripts build their URLs on it (data-base; empty: the page's own origin).
+ */
+export function renderPage(p: PageParts, prefix: string): string {
+  const assetsPath = `${prefix}${OGC_ASSETS}`;
   const data = Object.entries(p.data ?? {}).map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`).join('');
-  const scripts = ['leaflet.js', ...p.scripts].map((s) => `<script src="${assetsPath}/${s}"></script>`).join('\n');
+  const scripts = ['leaflet.js', ...p.scripts].map((s) => `<script src="${escapeHtml(assetsPath)}/${s}"></script>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(p.title)}</title>
-<link rel="stylesheet" href="${assetsPath}/leaflet.css">
-<link rel="stylesheet" href="${assetsPath}/${p.style}">
+<link rel="stylesheet" href="${escapeHtml(assetsPath)}/leaflet.css">
+<link rel="stylesheet" href="${escapeHtml(assetsPath)}/${p.style}">
 </head>
-<body data-assets="${escapeHtml(assetsPath)}"${data}>
+<body data-assets="${escapeHtml(assetsPath)}" data-base="${escapeHtml(prefix)}"${data}>
 <header>${p.header}</header>
 ${KEY_FORM}
 <p id="status" role="status">Loading…</p>
@@ -77,11 +85,14 @@ ${scripts}
 `;
 }
 
+/** The header line every page shares after its own first link: the other pages, under `prefix`. */
+export const pageLinks = (prefix: string, first: string): string =>
+  `${first} · <a href="${escapeHtml(prefix)}${EXPLORE_PATH}">Explore the data</a> · <a href="${escapeHtml(prefix)}/api/v1/docs?format=html">API documentation</a>`;
+
 /** The OGC pages: everything they show is drawn by ogc-page.js from the JSON of the same URL. */
-export function renderShell(title: string, assetsPath: string): string {
-  const home = `<a href="${escapeHtml(assetsPath.replace(/\/assets$/, ''))}?f=html">${escapeHtml(title)}</a>`;
-  const header = `${home} · OGC API – Features · <a href="${EXPLORE_PATH}">Explore the data</a> · <a href="/api/v1/docs?format=html">API documentation</a>`;
-  return renderPage({ title, header, main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, assetsPath);
+export function renderShell(title: string, prefix: string): string {
+  const home = `<a href="${escapeHtml(prefix)}${OGC_ROOT_PATH}?f=html">${escapeHtml(title)}</a>`;
+  return renderPage({ title, header: pageLinks(prefix, `${home} · OGC API – Features`), main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, prefix);
 }
 
 /** A page as the answer (CSP: our own files only). */
@@ -90,10 +101,7 @@ export function sendPage(reply: FastifyReply, html: string) {
 }
 
 /** The OGC page shell as the answer. */
-export const sendShell = (reply: FastifyReply, title: string) => sendPage(reply, renderShell(title, OGC_ASSETS));
-
-/** The request's own origin, for absolute links: the Host it was sent to (X-Forwarded-Proto/Host only with TRUST_PROXY). */
-export const requestOrigin = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
+export const sendShell = (reply: FastifyReply, title: string, prefix: string) => sendPage(reply, renderShell(title, prefix));
 
 const moduleDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 

@@ -19,6 +19,8 @@ export const API_VERSION = '1.0.0';
 export interface DocumentInput extends ProseLimits {
   /** Values of each dataset's folder choice present in DATA_DIR now (e.g. fire-danger models), by dataset name. */
   folderValues: Readonly<Record<string, readonly string[]>>;
+  /** PUBLIC_URL, the base every path is under; without it the document names the server it is read from (`/`). */
+  publicUrl?: string | null;
 }
 
 /** Folder-choice values as the data has them at this moment; a dataset that cannot be listed has none. */
@@ -78,7 +80,7 @@ export function buildOpenApiDocument(input: DocumentInput): SchemaObject {
   return {
     openapi: '3.0.3',
     info: { title: API_TITLE, version: API_VERSION, description: overview(input) },
-    servers: [{ url: '/' }],
+    servers: [{ url: input.publicUrl ?? '/' }],
     tags: [
       { name: 'Data', description: 'The five data endpoints and the aggregates of the four with a time axis: GeoJSON with meta, or CSV. Key required.' },
       { name: 'OGC API – Features', description: 'The same rows for GIS programs (QGIS, ArcGIS, GDAL/OGR): one collection per dataset, GeoJSON pages walked by `next` links. Key required, sent as a bearer header or as the Basic password.' },

@@ -41,7 +41,7 @@ export function registerDocsRoute(app: FastifyInstance, ctx: AppContext): void {
     reply.header('vary', 'Accept');
     if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION));
     const folderValues = await listFolderValues(ctx.config.dataDir);
-    const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute });
+    const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute, publicUrl: ctx.config.publicUrl });
     if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc, YAML_1_1));
     return reply.type('application/json; charset=utf-8').send(doc);
   });

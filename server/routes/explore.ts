@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { aggregateQuerySchema } from '../aggregate-params.ts';
 import type { AppContext } from '../app-context.ts';
-import { EXPLORE_PATH, EXPLORE_SCRIPTS, OGC_ASSETS, renderPage, sendPage } from '../ogc/html.ts';
+import { escapeHtml } from '../escape-html.ts';
+import { EXPLORE_PATH, EXPLORE_SCRIPTS, renderPage, sendPage } from '../ogc/html.ts';
+import { pagePrefix } from '../public-url.ts';
 import { queryParameters } from '../openapi/dataset-operation.ts';
 import { listFolderValues } from '../openapi/document.ts';
 import type { SchemaObject } from '../openapi/schema-convert.ts';
@@ -53,7 +55,10 @@ const MAIN = `<main class="explore">
 <pre id="ogc-url"></pre><button type="button" data-copy="ogc-url">Copy the OGC items URL</button></section>
 </main>`;
 
-const HEADER = `<a href="${EXPLORE_PATH}">Explore the data</a> · <a href="/api/v1/ogc?f=html">OGC API – Features</a> · <a href="/api/v1/docs?format=html">API documentation</a>`;
+const header = (prefix: string) => {
+  const p = escapeHtml(prefix);
+  return `<a href="${p}${EXPLORE_PATH}">Explore the data</a> · <a href="${p}/api/v1/ogc?f=html">OGC API – Features</a> · <a href="${p}/api/v1/docs?format=html">API documentation</a>`;
+};
 
 /**
  * GET /api/v1/explore (no key): a page that holds no data. Its scripts ask the aggregate and data
@@ -65,6 +70,7 @@ export function registerExploreRoute(app: FastifyInstance, ctx: AppContext): voi
     const folderValues = await listFolderValues(ctx.config.dataDir);
     const datasets = DATASETS.filter((d) => d.aggregate).map((d) => describe(d, folderValues[d.name] ?? []));
     const data = { 'row-limit': String(ctx.config.rowLimit), datasets: JSON.stringify(datasets) };
-    return sendPage(reply, renderPage({ title: 'Explore the data', header: HEADER, main: MAIN, scripts: EXPLORE_SCRIPTS, style: 'explore.css', data }, OGC_ASSETS));
+    const prefix = pagePrefix(ctx.config.publicUrl);
+    return sendPage(reply, renderPage({ title: 'Explore the data', header: header(prefix), main: MAIN, scripts: EXPLORE_SCRIPTS, style: 'explore.css', data }, prefix));
   });
 }

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import type { AppContext } from '../app-context.ts';
 import { collectionNotFound, featureNotFound, fitsColumn, MAX_FEATURE_ID, OGC_ROOT, OgcFeatureQuery, WITH_IDS } from '../ogc/documents.ts';
-import { requestOrigin, sendShell, wantsHtml } from '../ogc/html.ts';
+import { sendShell, wantsHtml } from '../ogc/html.ts';
 import { featurePage } from '../ogc/items-page.ts';
 import { wholeTime } from '../ogc/items-query.ts';
+import { linkBase, pagePrefix } from '../public-url.ts';
 import { invalidParameters, Problem } from '../problems.ts';
 import { datasetChoices, parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
@@ -26,12 +27,12 @@ function answerFeature(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
   const raw = request.query as Record<string, unknown>;
   const parsed = OgcFeatureQuery.safeParse(raw);
   if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcFeatureQuery.shape)));
-  if (wantsHtml(request)) return sendShell(reply, `${d.title}: ${id}`);
+  if (wantsHtml(request)) return sendShell(reply, `${d.title}: ${id}`, pagePrefix(ctx.config.publicUrl));
   const { q } = datasetChoices(d, {}, []);
   q.window = d.time ? wholeTime() : null;
   q.filters.push({ kind: 'equals', column: d.featureId, value: id });
   Object.assign(q.echo, { featureId: id });
-  return serveQuery(request, reply, ctx, { d, q, page: featurePage(requestOrigin(request), d, id) });
+  return serveQuery(request, reply, ctx, { d, q, page: featurePage(linkBase(ctx.config.publicUrl, request), d, id) });
 }
 
 export function registerOgcFeatureRoute(scope: FastifyInstance, ctx: AppContext): void {

@@ -31,7 +31,7 @@ export function rawExchange(url: string, bytes: string | Buffer, maxMs = 10_000)
   });
 }
 
-/** The last complete response in `text` (an interim 100 Continue is skipped); its body decoded as UTF-8. */
+/** The last complete response in `text` (an interim 100 Continue is skipped); its body de-chunked and decoded as UTF-8. */
 function parseAnswer(text: string, ms: number): RawAnswer {
   const responses = text.split(/(?=HTTP\/1\.1 \d{3} )/).filter((r) => !r.startsWith('HTTP/1.1 100 '));
   const last = responses.at(-1) ?? '';
@@ -39,5 +39,21 @@ function parseAnswer(text: string, ms: number): RawAnswer {
   if (!last.startsWith('HTTP/1.1 ') || end < 0) return { status: 0, headers: {}, body: '', ms };
   const [statusLine, ...lines] = last.slice(0, end).split('\r\n');
   const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: Buffer.from(last.slice(end + 4), 'latin1').toString('utf8'), ms };
+  const raw = last.slice(end + 4);
+  const body = headers['transfer-encoding'] === 'chunked' ? dechunk(raw) : raw;
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8'), ms };
+}
+
+/** A chunked body's data (latin1 text in, latin1 text out); a body cut inside a chunk keeps what arrived. */
+function dechunk(text: string): string {
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const lineEnd = text.indexOf('\r\n', at);
+    if (lineEnd < 0) return out;
+    const size = parseInt(text.slice(at, lineEnd), 16);
+    if (!(size > 0)) return out;
+    out += text.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
 }

@@ -69,6 +69,9 @@ export class ContractChecker {
   }
 
   check(r: SentResponse): string[] {
+    // The HTTP layer's refusal of a request's target or Host may answer any path (the document says so
+    // in its overview): it is checked against its problem kind's schema, not against an operation.
+    if (r.status === 400 && r.body !== null && /"code":"malformed-request"/.test(r.body)) return this.checkProblem(r.body).map((v) => `${r.method} ${r.route ?? '(no route)'} → 400: ${v}`);
     const response = this.documented(r);
     if (typeof response === 'string') return [response];
     const where = `${r.method} ${r.route ?? '(no route)'} → ${r.status}`;

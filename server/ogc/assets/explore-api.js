@@ -9,6 +9,8 @@
 
   X.config = {
     assets: body.getAttribute('data-assets'),
+    // Where the API is: the server's PUBLIC_URL when it has one, else this page's own origin.
+    base: body.getAttribute('data-base') || location.origin,
     rowLimit: Number(body.getAttribute('data-row-limit')),
     datasets: JSON.parse(body.getAttribute('data-datasets')),
   };
@@ -72,13 +74,13 @@
     return 'The API answered ' + status + '.' + detail;
   }
 
-  /** GET path?params with the key in the Authorization header; resolves { body, headers } (JSON, or a Blob with `blob`). */
+  /** GET base + path?params (path from /api/v1) with the key in the Authorization header; resolves { body, headers } (JSON, or a Blob with `blob`). */
   X.get = function (path, params, opts) {
     opts = opts || {};
     var headers = { Authorization: 'Bearer ' + sessionStorage.getItem(STORE) };
     if (opts.accept) headers.Accept = opts.accept;
     var q = X.query(params || {});
-    return fetch(path + (q ? '?' + q : ''), { headers: headers, signal: opts.signal }).then(function (r) {
+    return fetch(X.config.base + path + (q ? '?' + q : ''), { headers: headers, signal: opts.signal }).then(function (r) {
       if (r.ok) return (opts.blob ? r.blob() : r.json()).then(function (b) { return { body: b, headers: r.headers }; });
       return r.json().catch(function () { return null; }).then(function (problem) {
         var e = new Error(inWords(r.status, problem, r.headers));

@@ -40,7 +40,7 @@
     if (p.bbox) parts.push(shellQuote('--bbox=' + p.bbox));
     // The client asks for simulated=false unless told otherwise.
     if (view.dataset === 'sensor-readings' && p.simulated !== 'false') parts.push('--include-simulated');
-    parts.push('--base-url', location.origin, '--out', view.dataset + '.csv');
+    parts.push('--base-url', X.config.base, '--out', view.dataset + '.csv');
     return parts.join(' ');
   }
 
@@ -59,7 +59,7 @@
     delete p.from;
     delete p.to;
     p.datetime = window.from + '/' + lastMicrosecond(window.to);
-    return location.origin + '/api/v1/ogc/collections/' + view.dataset + '/items?' + X.query(p);
+    return X.config.base + '/api/v1/ogc/collections/' + view.dataset + '/items?' + X.query(p);
   }
 
   /** The count and the window the API used (its echo); the downloads and walk follow them. */
@@ -73,7 +73,7 @@
     $('truncation').textContent = cut ? '— more than ROW_LIMIT (' + X.groups(limit) + '): one request would be truncated, so walk it (below).' : '— one request holds them all (ROW_LIMIT ' + X.groups(limit) + ').';
     $('truncation').className = cut ? 'cut' : '';
     $('download-note').textContent = cut ? 'Each download is one response: at most ' + X.groups(limit) + ' rows, cut on a time boundary; the rest of the view starts at its X-Next-From.' : '';
-    $('csv-url').textContent = location.origin + '/api/v1/' + view.dataset + '?' + X.query(assign(X.dataParams(view), FORMATS.csv.params));
+    $('csv-url').textContent = X.config.base + '/api/v1/' + view.dataset + '?' + X.query(assign(X.dataParams(view), FORMATS.csv.params));
     $('walk').hidden = !cut;
     $('extract-command').textContent = extractCommand(view, window);
     $('ogc-url').textContent = ogcUrl(view, window);

@@ -7,6 +7,8 @@
   var content = document.getElementById('content');
   var form = document.getElementById('key-form');
   var assets = document.body.getAttribute('data-assets');
+  // Where the API is: the server's PUBLIC_URL when it has one, else this page's own origin.
+  var base = document.body.getAttribute('data-base') || location.origin;
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -117,7 +119,7 @@
     var q = new URL(location.href).searchParams;
     ['f', 'limit', 'cursor', 'datetime'].forEach(function (p) { q.delete(p); });
     if (from) { q.set('from', from); q.set('to', to); }
-    var v1 = location.origin + '/api/v1/' + id + '?' + q.toString();
+    var v1 = base + '/api/v1/' + id + '?' + q.toString();
     var auth = 'curl -f -H "Authorization: Bearer $FIRE_API_KEY" ';
     return el('div', { class: 'downloads' }, [
       el('h2', {}, ['The same window, whole']),
