@@ -58,24 +58,29 @@ const STYLE = `body{margin:0;font-family:sans-serif}header{padding:16px 20px 0;m
 .problems{border-collapse:collapse;font-size:13px;margin:8px 0}.problems td,.problems th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 .problems tr:target{background:#fff4c2}`;
 
-export function renderDocsPage(title: string, version: string): string {
+/**
+ * The page. Its links are relative to /api/v1/docs (they work under any prefix a proxy mounts the
+ * API at), or absolute under `publicUrl` (PUBLIC_URL) when the operator set one.
+ */
+export function renderDocsPage(title: string, version: string, publicUrl: string | null = null): string {
+  const here = publicUrl === null ? 'docs' : `${escapeHtml(publicUrl)}/api/v1/docs`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} v${escapeHtml(version)}</title>
-<link rel="stylesheet" href="docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="${here}/assets/swagger-ui.css">
 <style>${STYLE}</style>
 </head>
 <body>
 <header>
-<p><strong>${escapeHtml(title)} v${escapeHtml(version)}</strong> · machine-readable contract: <a href="docs?format=json">OpenAPI 3.0 (JSON)</a> · <a href="docs?format=yaml">YAML</a></p>
+<p><strong>${escapeHtml(title)} v${escapeHtml(version)}</strong> · machine-readable contract: <a href="${here}?format=json">OpenAPI 3.0 (JSON)</a> · <a href="${here}?format=yaml">YAML</a></p>
 <details open><summary>Problem types</summary>${problemTable()}</details>
 </header>
 <div id="swagger-ui"></div>
-<script src="docs/assets/swagger-ui-bundle.js"></script>
-<script src="docs/assets/docs-page.js"></script>
+<script src="${here}/assets/swagger-ui-bundle.js"></script>
+<script src="${here}/assets/docs-page.js"></script>
 </body>
 </html>
 `;

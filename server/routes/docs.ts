@@ -39,7 +39,7 @@ export function registerDocsRoute(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/docs', async (request, reply) => {
     const format = docsFormat(request);
     reply.header('vary', 'Accept');
-    if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION));
+    if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION, ctx.config.publicUrl));
     const folderValues = await listFolderValues(ctx.config.dataDir);
     const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute, publicUrl: ctx.config.publicUrl });
     if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc, YAML_1_1));
