@@ -8,20 +8,24 @@ import { linkHeaderTargets, pageLinks } from '../helpers/links.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { gdal, needService, nginx } from '../helpers/services.ts';
+import { exploreUrl, openView, settled, shownCount, withBrowser } from '../helpers/explore-browser.ts';
+import { chromium, gdal, needService, nginx } from '../helpers/services.ts';
 import { SHIPPED_CONF, shippedConfig, startNginx, type Nginx } from './nginx.ts';
 import { SHIPPED_ENV } from './nodes.ts';
 
 // The API mounted under a path behind the shipped nginx config (its `location /` moved to
 // `location /data/`, the prefix stripped by `proxy_pass http://fire_api/`), the node told where
 // readers reach it by PUBLIC_URL. The node sees Host 127.0.0.1:<nginx port> and paths without
-// /data: only PUBLIC_URL can make its links right. Every link is followed through nginx, and GDAL's
-// OAPIF driver walks the items by their next links.
+// /data: only PUBLIC_URL can make its links right. Every link is followed through nginx, GDAL's
+// OAPIF driver walks the items by their next links, and the explorer runs in Chromium.
 const NGINX = nginx();
 const GDAL = gdal();
+const CHROMIUM = chromium();
 const run = promisify(execFile);
 const PREFIX = '/data';
 const ROWS = 120;
+/** Below the day's rows: the explorer offers the walk (`fire-api extract`, the OGC URL). */
+const ROW_LIMIT = 100;
 
 let node: TestServer | undefined;
 let proxy: Nginx | undefined;
@@ -38,7 +42,7 @@ beforeAll(async () => {
   await writeBulkHotspots(path.join(dataDir, 'hotspots/date=2025-08-05/a.parquet'), '2025-08-05', ROWS, 4);
   proxy = await startNginx(NGINX.path, async (port, accessLog) => {
     base = `http://127.0.0.1:${port}${PREFIX}`;
-    node = await startServer(dataDir, { PUBLIC_URL: `${base}/`, TRUST_PROXY: 'true' });
+    node = await startServer(dataDir, { PUBLIC_URL: `${base}/`, TRUST_PROXY: 'true', ROW_LIMIT: String(ROW_LIMIT) });
     const address = new URL(node.url).host;
     const shipped = await shippedConfig([address, address], port, accessLog);
     return replaceOnce(replaceOnce(shipped, 'location / {', `location ${PREFIX}/ {`), 'proxy_pass http://fire_api;', 'proxy_pass http://fire_api/;');
@@ -100,6 +104,21 @@ describe('behind nginx under /data with PUBLIC_URL', () => {
     }
   });
 
+  it('the explorer in Chromium through nginx: every request under the public URL, the count, and the walk commands under it', { timeout: 120_000 }, async (ctx) => {
+    const n = ready(ctx);
+    const executablePath = needService(ctx, CHROMIUM);
+    await withBrowser(executablePath, async (open) => {
+      const { tab, requests } = await open();
+      await openView(tab, exploreUrl(base, { dataset: 'hotspots', from: '2025-08-05T00:00:00', to: '2025-08-06T00:00:00' }), n.key);
+      await settled(tab);
+      expect(await shownCount(tab)).toBe(ROWS);
+      expect(await tab.textContent('#extract-command')).toContain(`--base-url ${base} `);
+      expect((await tab.textContent('#ogc-url'))!.startsWith(`${base}/api/v1/ogc/collections/hotspots/items?`)).toBe(true);
+      expect(requests.length).toBeGreaterThan(5);
+      expect(requests.filter((u) => !u.startsWith(`${base}/api/v1/`))).toEqual([]);
+    });
+  });
+
   it("the OpenAPI document's server is the public URL, and its paths answer there", async (ctx) => {
     const n = ready(ctx);
     const doc = (await (await viaProxy(`${base}/api/v1/docs`, n)).json()) as { servers: { url: string }[] };
@@ -112,10 +131,8 @@ describe('behind nginx under /data with PUBLIC_URL', () => {
     needService(ctx, GDAL);
     const env = { ...process.env, GDAL_HTTP_HEADERS: `Authorization: Bearer ${n.key}`, CPL_DEBUG: 'OFF' };
     const { stdout } = await run(path.join(path.dirname(GDAL.path!), 'ogrinfo'), ['-ro', '-q', '-oo', 'PAGE_SIZE=10', `OAPIF:${base}/api/v1/ogc`, 'hotspots'], { env, maxBuffer: 64 << 20 });
-    const csv = await (await viaProxy(`${base}/api/v1/hotspots?from=2025-07-01&to=2025-09-01&format=csv`, n)).text();
-    const rows = csv.trim().split('\n').length - 1;
-    expect(rows).toBe(ROWS + 4);
-    expect((stdout.match(/^OGRFeature\(/gm) ?? []).length).toBe(rows);
+    // The bulk day and the sample data's four hotspots.
+    expect((stdout.match(/^OGRFeature\(/gm) ?? []).length).toBe(ROWS + 4);
     // Every page came through nginx under the prefix: more than ROWS / 10 items requests in its log.
     const log = await readFile(proxy!.accessLog, 'utf8');
     expect(log.match(/GET \/data\/api\/v1\/ogc\/collections\/hotspots\/items /g)!.length).toBeGreaterThan(ROWS / 10);
