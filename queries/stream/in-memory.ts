@@ -119,6 +119,15 @@ export async function answerRead(w: ReadWindow, bytes: Buffer, returned: number,
 /** The window's Features staged through a table, then its files rendered in the background (RENDER_CACHE_MB). */
 export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const { bytes, returned } = await readStaged(w);
+  if (bytes.length > IN_MEMORY_MAX_BYTES) {
+    // Written to its temp file before the connection is given back: windows are then never read into
+    // memory faster than they are written out. Under load the writes wait for I/O threads the running
+    // statements hold, and bodies of 15 MB piled up (eleven at once, clients hanging up in bursts).
+    const spilled = await answerRead(w, bytes, returned);
+    w.release();
+    renderLater(w);
+    return spilled;
+  }
   w.release();
   renderLater(w);
   return answerRead(w, bytes, returned);

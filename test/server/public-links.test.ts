@@ -47,8 +47,8 @@ const ITEMS = '/api/v1/ogc/collections/hotspots/items?limit=2';
 
 describe('a Host that is not a valid host[:port] is a 400 problem and never reaches a link', () => {
   const hostile = ['a>; rel="evil"', 'x"y', '', 'a b', 'exa<mple', 'a/b', 'user@host', 'host:99999', 'host:', 'host:8o', '[zz]', '[::1', '::1', '%zz', 'a'.repeat(256)];
-  it.each(hostile.map((h) => [h]))('Host %j: 400 malformed-request on the items, the landing page, the explorer and /healthz', async (host) => {
-    for (const path of [ITEMS, '/api/v1/ogc', '/api/v1/explore', '/healthz']) {
+  it.each(hostile.map((h) => [h]))('Host %j: 400 malformed-request on the items, the landing page, the explorer, /healthz and a path no route has', async (host) => {
+    for (const path of [ITEMS, '/api/v1/ogc', '/api/v1/explore', '/healthz', '/no/such/path']) {
       const answer = await get(plain, path, [`Host: ${host}`]);
       const body = expectProblem(answer, 400, 'malformed-request');
       expect(body.detail).toMatch(/Host header/);
