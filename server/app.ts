@@ -18,7 +18,7 @@ import { extractTempDir, renderingsDir } from '../queries/engine/temp-files.ts';
 import { readStatusesFor } from '../queries/files/status.ts';
 import type { AppContext } from './app-context.ts';
 import { authenticate } from './auth.ts';
-import { answerClientError, answerConnect } from './client-errors.ts';
+import { answerClientError, answerConnect, ignoreUnknownExpectations } from './client-errors.ts';
 import { registerCors } from './cors.ts';
 import { KeyRegistry } from './keys/key-registry.ts';
 import { registerRateLimits } from './rate-limit.ts';
@@ -46,7 +46,8 @@ const loggerOptions = (config: Config, stream?: NodeJS.WritableStream): FastifyS
   ...(stream ? { stream } : {}),
   redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
   serializers: {
-    req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.split('?')[0], id: req.id }),
+    // An absolute-form target (refused) may carry a user name and password: only a path is logged.
+    req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.startsWith('/') ? req.url.split('?')[0] : '(not a path)', id: req.id }),
   },
 });
 
@@ -208,6 +209,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
   installErrorHandling(app, metrics, config);
   registerTargetRule(app);
   answerConnect(app);
+  ignoreUnknownExpectations(app);
   closeIdleWhileClosing(app);
   registerCors(app, config.corsOrigins);
   // Data routes: key, then per-key rate limit, then the handler.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -54,3 +54,13 @@ export function answerConnect(app: FastifyInstance): void {
     answerOnSocket(app, socket, 'not-found', 'CONNECT');
   });
 }
+
+/**
+ * An `Expect` other than `100-continue` is answered as if the request had none (RFC 9110 §10.1.1
+ * lets a server ignore an expectation it does not know); Node would send a bare 417 of its own,
+ * with no body, outside every rule of this service.
+ */
+export function ignoreUnknownExpectations(app: FastifyInstance): void {
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
+}
+

@@ -20,28 +20,37 @@ export function parsePublicUrl(text: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-// RFC 3986: reg-name = *( unreserved / pct-encoded / sub-delims ); bounded as a DNS name is.
-const REG_NAME = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2}){1,255}$/;
+// RFC 3986's reg-name (unreserved and sub-delims) without its percent-encoding, which no client
+// sends in Host (a name beyond ASCII travels as punycode) and which would put encoded bytes in links.
+const REG_NAME = /^[A-Za-z0-9\-._~!$&'()*+,;=]{1,253}$/;
 
-/** A Host field value as RFC 9112 allows it for an http URI: a reg-name, an IPv4 address or a bracketed IPv6 address, and an optional port. */
+/** A host as a WHATWG URL keeps it (browsers, Node's fetch): `999.1.1.1` or `0x7f.1` are not the hosts they look like. */
+const keptAsIs = (host: string): boolean => URL.canParse(`http://${host}/`) && new URL(`http://${host}/`).hostname === host.toLowerCase();
+
+/**
+ * A Host field value as RFC 9112 allows it for an http URI and as URL parsers read it back: a
+ * reg-name or IPv4 address, or a bracketed IPv6 address (no zone: RFC 9110 has none), and an
+ * optional port of one to five digits up to 65535.
+ */
 export function isHostValue(value: string): boolean {
   const m = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(value);
   if (!m) return false;
   const [, host = '', port] = m;
   if (port !== undefined && Number(port) > 65535) return false;
-  if (host.startsWith('[')) return isIPv6(host.slice(1, -1));
-  return isIPv4(host) || REG_NAME.test(host);
+  if (host.startsWith('[')) return !host.includes('%') && isIPv6(host.slice(1, -1));
+  return REG_NAME.test(host) && keptAsIs(host);
 }
 
 /**
  * The request's target and Host as this server accepts them, or the problem that refuses them:
- * an absolute-form target (a request meant for a proxy; this server is an origin server), an
+ * an absolute-form target (what a client sends a proxy; RFC 9112 §3.2.2 asks origin servers to
+ * accept it too, but no client sends it to one, and refusing it keeps one source of a link's host), an
  * HTTP/1.1 request without Host, more than one Host, a Host that is not a valid `host[:port]`.
  */
 export function refusedTarget(request: FastifyRequest): Problem | null {
   const raw = request.raw;
   if (raw.url !== undefined && !raw.url.startsWith('/') && raw.url !== '*') {
-    return new Problem('malformed-request', 'The request target must be a path (origin-form, RFC 9112 §3.2.1): this server is not a proxy.');
+    return new Problem('malformed-request', 'The request target must be a path (origin-form): this server is not a proxy.');
   }
   const hosts = raw.rawHeaders.filter((_v, i) => i % 2 === 0 && raw.rawHeaders[i]!.toLowerCase() === 'host').length;
   if (hosts > 1) return new Problem('malformed-request', 'The request has more than one Host header.');
@@ -85,3 +94,14 @@ export function linkBase(publicUrl: string | null, request: FastifyRequest): str
 
 /** What the pages put before their root-relative links: `PUBLIC_URL`, or nothing (links stay on the page's own origin). */
 export const pagePrefix = (publicUrl: string | null): string => publicUrl ?? '';
+
+/**
+ * A page's Content-Security-Policy with PUBLIC_URL's origin beside 'self' wherever 'self' stands:
+ * the page loads its files and asks the API there, and may itself be opened at another origin (a
+ * node's own address, plain http beside https).
+ */
+export function withPublicOrigin(csp: string, publicUrl: string | null): string {
+  if (publicUrl === null) return csp;
+  return csp.replaceAll("'self'", `'self' ${new URL(publicUrl).origin}`);
+}
+

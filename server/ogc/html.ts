@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../escape-html.ts';
 import { prefersHtml } from '../media-types.ts';
+import { pagePrefix, withPublicOrigin } from '../public-url.ts';
 
 /**
  * The HTML of /api/v1/ogc: a page that holds no data. It is served without a key; its own script
@@ -95,13 +96,13 @@ export function renderShell(title: string, prefix: string): string {
   return renderPage({ title, header: pageLinks(prefix, `${home} · OGC API – Features`), main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, prefix);
 }
 
-/** A page as the answer (CSP: our own files only). */
-export function sendPage(reply: FastifyReply, html: string) {
-  return reply.header('content-security-policy', OGC_PAGE_CSP).header('vary', 'Accept').type('text/html; charset=utf-8').send(html);
+/** A page as the answer (CSP: our own files only, here or under PUBLIC_URL). */
+export function sendPage(reply: FastifyReply, html: string, publicUrl: string | null) {
+  return reply.header('content-security-policy', withPublicOrigin(OGC_PAGE_CSP, publicUrl)).header('vary', 'Accept').type('text/html; charset=utf-8').send(html);
 }
 
 /** The OGC page shell as the answer. */
-export const sendShell = (reply: FastifyReply, title: string, prefix: string) => sendPage(reply, renderShell(title, prefix));
+export const sendShell = (reply: FastifyReply, title: string, publicUrl: string | null) => sendPage(reply, renderShell(title, pagePrefix(publicUrl)), publicUrl);
 
 const moduleDir = (name: string) => path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 

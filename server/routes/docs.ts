@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import type { AppContext } from '../app-context.ts';
 import { docsAssets, DocsQuery, DOCS_PAGE_CSP, renderDocsPage } from '../openapi/docs-page.ts';
 import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '../openapi/document.ts';
+import { withPublicOrigin } from '../public-url.ts';
 import { weightedList } from '../weighted-list.ts';
 import { Problem, invalidParameters } from '../problems.ts';
 import { parameterErrors } from '../query-params.ts';
@@ -39,7 +40,7 @@ export function registerDocsRoute(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/docs', async (request, reply) => {
     const format = docsFormat(request);
     reply.header('vary', 'Accept');
-    if (format === 'html') return reply.header('content-security-policy', DOCS_PAGE_CSP).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION, ctx.config.publicUrl));
+    if (format === 'html') return reply.header('content-security-policy', withPublicOrigin(DOCS_PAGE_CSP, ctx.config.publicUrl)).type('text/html; charset=utf-8').send(renderDocsPage(API_TITLE, API_VERSION, ctx.config.publicUrl));
     const folderValues = await listFolderValues(ctx.config.dataDir);
     const doc = buildOpenApiDocument({ folderValues, rowLimit: ctx.config.rowLimit, rateLimitPerMinute: ctx.config.rateLimitPerMinute, publicUrl: ctx.config.publicUrl });
     if (format === 'yaml') return reply.type('application/yaml; charset=utf-8').send(stringify(doc, YAML_1_1));

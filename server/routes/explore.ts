@@ -71,6 +71,6 @@ export function registerExploreRoute(app: FastifyInstance, ctx: AppContext): voi
     const datasets = DATASETS.filter((d) => d.aggregate).map((d) => describe(d, folderValues[d.name] ?? []));
     const data = { 'row-limit': String(ctx.config.rowLimit), datasets: JSON.stringify(datasets) };
     const prefix = pagePrefix(ctx.config.publicUrl);
-    return sendPage(reply, renderPage({ title: 'Explore the data', header: header(prefix), main: MAIN, scripts: EXPLORE_SCRIPTS, style: 'explore.css', data }, prefix));
+    return sendPage(reply, renderPage({ title: 'Explore the data', header: header(prefix), main: MAIN, scripts: EXPLORE_SCRIPTS, style: 'explore.css', data }, prefix), ctx.config.publicUrl);
   });
 }

@@ -5,7 +5,7 @@ import { collectionNotFound, featureNotFound, fitsColumn, MAX_FEATURE_ID, OGC_RO
 import { sendShell, wantsHtml } from '../ogc/html.ts';
 import { featurePage } from '../ogc/items-page.ts';
 import { wholeTime } from '../ogc/items-query.ts';
-import { linkBase, pagePrefix } from '../public-url.ts';
+import { linkBase } from '../public-url.ts';
 import { invalidParameters, Problem } from '../problems.ts';
 import { datasetChoices, parameterErrors } from '../query-params.ts';
 import { serveQuery } from './dataset.ts';
@@ -27,7 +27,7 @@ function answerFeature(request: FastifyRequest, reply: FastifyReply, ctx: AppCon
   const raw = request.query as Record<string, unknown>;
   const parsed = OgcFeatureQuery.safeParse(raw);
   if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcFeatureQuery.shape)));
-  if (wantsHtml(request)) return sendShell(reply, `${d.title}: ${id}`, pagePrefix(ctx.config.publicUrl));
+  if (wantsHtml(request)) return sendShell(reply, `${d.title}: ${id}`, ctx.config.publicUrl);
   const { q } = datasetChoices(d, {}, []);
   q.window = d.time ? wholeTime() : null;
   q.filters.push({ kind: 'equals', column: d.featureId, value: id });

@@ -10,7 +10,7 @@ import { OGC_ASSETS, pageAssets, sendShell, wantsHtml } from '../ogc/html.ts';
 import { itemsPage } from '../ogc/items-page.ts';
 import { parseItemsQuery } from '../ogc/items-query.ts';
 import { worldOutline } from '../ogc/world.ts';
-import { linkBase, pagePrefix } from '../public-url.ts';
+import { linkBase } from '../public-url.ts';
 import { invalidParameters, Problem, toProblem } from '../problems.ts';
 import { requestSignal } from '../request-signal.ts';
 import { parameterErrors } from '../query-params.ts';
@@ -39,13 +39,13 @@ async function extentsOf(ctx: AppContext, signal: AbortSignal, d: DatasetDescrip
   return { span, box };
 }
 
-/** A document route: its `f` validated, the page shell (its links under `prefix`) for HTML, else `build`'s JSON. */
-function document(prefix: string, build: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, title: (request: FastifyRequest) => string) {
+/** A document route: its `f` validated, the page shell (its links under `publicUrl`) for HTML, else `build`'s JSON. */
+function document(publicUrl: string | null, build: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, title: (request: FastifyRequest) => string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as Record<string, unknown>;
     const parsed = OgcDocumentQuery.safeParse(raw);
     if (!parsed.success) throw invalidParameters(parameterErrors(parsed.error, raw, Object.keys(OgcDocumentQuery.shape)));
-    if (wantsHtml(request)) return sendShell(reply, title(request), prefix);
+    if (wantsHtml(request)) return sendShell(reply, title(request), publicUrl);
     keyedOnly(request);
     return reply.header('vary', 'Accept').send(await build(request, reply));
   };
@@ -59,23 +59,23 @@ function document(prefix: string, build: (request: FastifyRequest, reply: Fastif
  */
 export function registerOgcRoutes(scope: FastifyInstance, ctx: AppContext): void {
   const config = { htmlShell: true };
-  const prefix = pagePrefix(ctx.config.publicUrl);
-  const landing = document(prefix, async (request) => landingPage(linkBase(ctx.config.publicUrl, request), API_TITLE, DESCRIPTION), () => API_TITLE);
+  const publicUrl = ctx.config.publicUrl;
+  const landing = document(publicUrl, async (request) => landingPage(linkBase(ctx.config.publicUrl, request), API_TITLE, DESCRIPTION), () => API_TITLE);
   scope.get(OGC_ROOT, { config }, landing);
   scope.get(`${OGC_ROOT}/`, { config }, landing);
-  scope.get(`${OGC_ROOT}/conformance`, { config }, document(prefix, async () => conformance(), () => 'Conformance'));
-  scope.get(`${OGC_ROOT}/collections`, { config }, document(prefix, async (request, reply) => {
+  scope.get(`${OGC_ROOT}/conformance`, { config }, document(publicUrl, async () => conformance(), () => 'Conformance'));
+  scope.get(`${OGC_ROOT}/collections`, { config }, document(publicUrl, async (request, reply) => {
     const base = linkBase(ctx.config.publicUrl, request);
     const { signal } = requestSignal(reply, ctx.config);
     const collections = [];
     for (const d of DATASETS) collections.push(collection(base, d, await extentsOf(ctx, signal, d)));
     return { links: collectionsLinks(base), collections };
   }, () => 'Collections'));
-  scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(prefix, async (request, reply) => {
+  scope.get(`${OGC_ROOT}/collections/:collectionId`, { config }, document(publicUrl, async (request, reply) => {
     const d = datasetOf(request);
     return collection(linkBase(ctx.config.publicUrl, request), d, await extentsOf(ctx, requestSignal(reply, ctx.config).signal, d));
   }, (request) => datasetOf(request).title));
-  scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, { config }, document(prefix, async (request, reply) => {
+  scope.get(`${OGC_ROOT}/collections/:collectionId/queryables`, { config }, document(publicUrl, async (request, reply) => {
     reply.type('application/schema+json');
     return queryables(linkBase(ctx.config.publicUrl, request), datasetOf(request));
   }, (request) => `${datasetOf(request).title}: queryables`));
@@ -87,7 +87,7 @@ function answerItems(request: FastifyRequest, reply: FastifyReply, ctx: AppConte
   const d = datasetOf(request);
   const raw = request.query as Record<string, unknown>;
   const iq = parseItemsQuery(d, raw, ctx.config.rowLimit);
-  if (wantsHtml(request)) return sendShell(reply, `${d.title}: features`, pagePrefix(ctx.config.publicUrl));
+  if (wantsHtml(request)) return sendShell(reply, `${d.title}: features`, ctx.config.publicUrl);
   const cursor = typeof raw.cursor === 'string' ? raw.cursor : undefined;
   return serveQuery(request, reply, ctx, { d, q: iq.q, page: itemsPage(linkBase(ctx.config.publicUrl, request), d, iq, cursor) });
 }

@@ -112,7 +112,7 @@ describe('behind nginx under /data with PUBLIC_URL', () => {
       await openView(tab, exploreUrl(base, { dataset: 'hotspots', from: '2025-08-05T00:00:00', to: '2025-08-06T00:00:00' }), n.key);
       await settled(tab);
       expect(await shownCount(tab)).toBe(ROWS);
-      expect(await tab.textContent('#extract-command')).toContain(`--base-url ${base} `);
+      expect(await tab.textContent('#extract-command')).toContain(`--base-url '${base}' `);
       expect((await tab.textContent('#ogc-url'))!.startsWith(`${base}/api/v1/ogc/collections/hotspots/items?`)).toBe(true);
       expect(requests.length).toBeGreaterThan(5);
       expect(requests.filter((u) => !u.startsWith(`${base}/api/v1/`))).toEqual([]);

@@ -21,7 +21,7 @@ export function absoluteLinks(answer: { headers: Record<string, string | undefin
 
 /** The href and src values of a page (entities decoded as a browser would), and the base its scripts build URLs on. */
 export function pageLinks(html: string): { links: string[]; base: string | null } {
-  const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'");
+  const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
   const links = [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => decode(m[1]!));
   const base = /\sdata-base="([^"]*)"/.exec(html)?.[1];
   return { links, base: base === undefined ? null : decode(base) };

@@ -70,8 +70,13 @@ export class ContractChecker {
 
   check(r: SentResponse): string[] {
     // The HTTP layer's refusal of a request's target or Host may answer any path (the document says so
-    // in its overview): it is checked against its problem kind's schema, not against an operation.
-    if (r.status === 400 && r.body !== null && /"code":"malformed-request"/.test(r.body)) return this.checkProblem(r.body).map((v) => `${r.method} ${r.route ?? '(no route)'} → 400: ${v}`);
+    // in its overview and in the kind's description): a problem+json of that kind's schema that closes
+    // the connection, checked as the parser's refusals are. Any other 400 is an operation's.
+    if (r.status === 400 && r.headers.connection === 'close' && r.body !== null && /"code":"malformed-request"/.test(r.body)) {
+      const type = String(r.headers['content-type'] ?? '');
+      const found = type === 'application/problem+json; charset=utf-8' ? this.checkProblem(r.body) : [`content type '${type}' is not problem+json`];
+      return found.map((v) => `${r.method} ${r.route ?? '(no route)'} → 400: ${v}`);
+    }
     const response = this.documented(r);
     if (typeof response === 'string') return [response];
     const where = `${r.method} ${r.route ?? '(no route)'} → ${r.status}`;

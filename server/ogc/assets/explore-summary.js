@@ -40,7 +40,7 @@
     if (p.bbox) parts.push(shellQuote('--bbox=' + p.bbox));
     // The client asks for simulated=false unless told otherwise.
     if (view.dataset === 'sensor-readings' && p.simulated !== 'false') parts.push('--include-simulated');
-    parts.push('--base-url', X.config.base, '--out', view.dataset + '.csv');
+    parts.push('--base-url', shellQuote(X.config.base), '--out', view.dataset + '.csv');
     return parts.join(' ');
   }
 

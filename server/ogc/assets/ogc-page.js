@@ -121,10 +121,12 @@
     if (from) { q.set('from', from); q.set('to', to); }
     var v1 = base + '/api/v1/' + id + '?' + q.toString();
     var auth = 'curl -f -H "Authorization: Bearer $FIRE_API_KEY" ';
+    // The base (PUBLIC_URL) may hold any character a path can: quoted for the shell as a whole.
+    var quoted = function (s) { return "'" + s.replace(/'/g, "'\\''") + "'"; };
     return el('div', { class: 'downloads' }, [
       el('h2', {}, ['The same window, whole']),
-      el('pre', {}, [auth + "'" + v1 + "&format=csv' -o " + id + '.csv']),
-      el('pre', {}, [auth + '-H "Accept: application/vnd.apache.parquet" ' + "'" + v1 + "' -o " + id + '.parquet']),
+      el('pre', {}, [auth + quoted(v1 + '&format=csv') + ' -o ' + id + '.csv']),
+      el('pre', {}, [auth + '-H "Accept: application/vnd.apache.parquet" ' + quoted(v1) + ' -o ' + id + '.parquet']),
       el('p', {}, ['Windows over the row limit come in pages: fire-api extract walks them and writes a citable manifest.']),
     ]);
   }
