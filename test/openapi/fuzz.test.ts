@@ -10,7 +10,7 @@ import { ContractChecker } from './contract-checker.ts';
 /**
  * Requests generated from the served OpenAPI document and from hostile strings, against a real
  * server on real Parquet. Seeded (a failure names its seed and shrunk counterexample), and a fixed
- * number of runs, all of them made: the README promises 1,150 requests, and a time limit
+ * number of runs, all of them made: docs/testing.md promises 1,150 requests, and a time limit
  * would shrink the test silently on a slow machine.
  */
 const SEED = 20261123;
