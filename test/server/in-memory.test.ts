@@ -1,4 +1,4 @@
-import { rename } from 'node:fs/promises';
+import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawGet, stalledGet, throttledGet, waitFor } from '../helpers/http.ts';
@@ -109,6 +109,34 @@ describe('a window read into memory, as real readers take it', () => {
     expect(cut.complete).toBe(false);
     expect(await waitFor(() => inMemory.engine.busy === 0, 10_000)).toBe(true);
     const again = await rawGet(`${inMemory.url}${HOUR}`, { headers: inMemory.auth });
+    expect([again.status, again.complete]).toEqual([200, true]);
+  });
+
+  // Past 4 MB the bytes read into memory are written to a temp file (their connection held until then) and sent from it.
+  const DAY = '/api/v1/hotspots?from=2025-08-05&to=2025-08-06';
+  const leftFiles = async () => (await readdir(inMemory.context.extract.tempDir)).filter((f) => f.endsWith('.csv'));
+
+  it('a window past 4 MB: a reader at 4 MB/s gets the bytes of a fast one', async () => {
+    const fast = Buffer.from(await (await inMemory.get(DAY)).arrayBuffer());
+    expect(fast.length).toBeGreaterThan(4 * 1024 * 1024);
+    const slow = await throttledGet(`${inMemory.url}${DAY}`, { headers: inMemory.auth, bytesPerSecond: 4_000_000 });
+    expect([slow.status, slow.complete, slow.bytes]).toEqual([200, true, fast.length]);
+  });
+
+  it('a window past 4 MB, its reader hanging up after 100 kB: no connection busy, its temp file gone, answered again whole', async () => {
+    // The temp file is there while a paused reader holds the response, its connection already back.
+    const held = await new Promise<import('node:http').ClientRequest>((resolve) => {
+      const req = stalledGet(`${inMemory.url}${DAY}`, inMemory.auth, () => resolve(req));
+    });
+    expect(await leftFiles()).toHaveLength(1);
+    expect(inMemory.engine.busy).toBe(0);
+    held.destroy();
+    expect(await until(async () => (await leftFiles()).length === 0)).toBe(true);
+    const cut = await rawGet(`${inMemory.url}${DAY}`, { headers: inMemory.auth, abortAfterBytes: 100_000 });
+    expect(cut.complete).toBe(false);
+    expect(await waitFor(() => inMemory.engine.busy === 0, 10_000)).toBe(true);
+    expect(await until(async () => (await leftFiles()).length === 0)).toBe(true);
+    const again = await rawGet(`${inMemory.url}${DAY}`, { headers: inMemory.auth });
     expect([again.status, again.complete]).toEqual([200, true]);
   });
 
