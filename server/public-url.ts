@@ -82,14 +82,14 @@ function localAuthority(request: FastifyRequest): string {
 }
 
 /**
- * The base absolute links are built on: `PUBLIC_URL`, or the scheme and the request's Host (already
- * checked by registerTargetRule; X-Forwarded-Host is never read), or, for an HTTP/1.0 request
- * without Host, the address it reached.
+ * The base absolute links are built on: `PUBLIC_URL`, or the scheme and the request's Host (a request
+ * whose Host is not valid never reaches a route: registerTargetRule refuses it on every path;
+ * X-Forwarded-Host is never read), or, for an HTTP/1.0 request without Host, the address it reached.
  */
 export function linkBase(publicUrl: string | null, request: FastifyRequest): string {
   if (publicUrl !== null) return publicUrl;
   const host = request.raw.headers.host;
-  return `${schemeOf(request)}://${host !== undefined && isHostValue(host) ? host : localAuthority(request)}`;
+  return `${schemeOf(request)}://${host ?? localAuthority(request)}`;
 }
 
 /** What the pages put before their root-relative links: `PUBLIC_URL`, or nothing (links stay on the page's own origin). */

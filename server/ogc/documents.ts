@@ -3,11 +3,11 @@ import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { Problem } from '../problems.ts';
-import { EXPLORE_PATH } from './html.ts';
+import { EXPLORE_PATH, OGC_ROOT } from './html.ts';
 
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */
 
-export const OGC_ROOT = '/api/v1/ogc';
+export { OGC_ROOT };
 /** The query of the landing, conformance, collection and queryables documents: only the encoding. */
 export const OgcDocumentQuery = z.strictObject({ f: z.enum(['json', 'html']).optional().meta({ description: 'json, or html: a page (no key needed) that shows this document, its key typed into the page. Without f, `Accept` decides: the page when it weighs text/html above every JSON type (a browser\'s does), else JSON.' }) });
 

@@ -12,11 +12,11 @@ import { pagePrefix, withPublicOrigin } from '../public-url.ts';
  * page's features over a world outline, a table, the next page, download commands.
  */
 
-/** Where the pages' files are served (no key). */
-export const OGC_ASSETS = '/api/v1/ogc/assets';
+/** The OGC API's root (documents.ts hands it on to the routes). */
+export const OGC_ROOT = '/api/v1/ogc';
 
-/** The OGC API's root (documents.ts has it as OGC_ROOT; a page cannot import it without a circle). */
-const OGC_ROOT_PATH = '/api/v1/ogc';
+/** Where the pages' files are served (no key). */
+export const OGC_ASSETS = `${OGC_ROOT}/assets`;
 
 /** The explorer page (routes/explore.ts), linked from every OGC page. */
 export const EXPLORE_PATH = '/api/v1/explore';
@@ -92,7 +92,7 @@ export const pageLinks = (prefix: string, first: string): string =>
 
 /** The OGC pages: everything they show is drawn by ogc-page.js from the JSON of the same URL. */
 export function renderShell(title: string, prefix: string): string {
-  const home = `<a href="${escapeHtml(prefix)}${OGC_ROOT_PATH}?f=html">${escapeHtml(title)}</a>`;
+  const home = `<a href="${escapeHtml(prefix)}${OGC_ROOT}?f=html">${escapeHtml(title)}</a>`;
   return renderPage({ title, header: pageLinks(prefix, `${home} · OGC API – Features`), main: '<main id="content"></main>', scripts: ['ogc-page.js'], style: 'ogc-page.css' }, prefix);
 }
 
