@@ -4,13 +4,13 @@ import path from 'node:path';
 import duckdb from '@duckdb/node-bindings';
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import { Utf8 } from 'apache-arrow';
-import { copyInto } from '../queries/stream/copy-stream.ts';
-import { sinkFor } from '../queries/stream/arrow-columns.ts';
+import { copyInto } from '../queries/encode/copy-stream.ts';
+import { sinkFor } from '../queries/encode/arrow-columns.ts';
 import { fileIdentity, type DataFile } from '../queries/files/data-file.ts';
 import { compileRows, csvRows, featureRows, type QuerySpec, type RowSelect } from '../queries/sql/compile.ts';
 import { compileCopy, CSV_COPY, FEATURE_COPY, type TextCopy } from '../queries/sql/compile-copy.ts';
 import { ident } from '../queries/sql/sql.ts';
-import { lowerBound } from '../queries/engine/render-file.ts';
+import { lowerBound } from '../queries/renderings/render-file.ts';
 
 /**
  * One data file rendered once: per row in order-key order, the time key (epoch µs), the Feature as

@@ -2,10 +2,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import { PARQUET_MEDIA_TYPE, type WireMeta } from '../shared/wire.ts';
 import { arrowRows, csvHeader, csvRows, featureRows, parquetRows, type RowSelect } from './sql/compile.ts';
 import { CSV_COPY, FEATURE_COPY, type TextCopy } from './sql/compile-copy.ts';
-import { AGGREGATE_ARROW, type AggregateBinary } from './stream/aggregate-arrow.ts';
-import { AGGREGATE_PARQUET, type AggregateParquet } from './stream/aggregate-parquet.ts';
-import { AGGREGATE_CSV, AGGREGATE_GEOJSON, type AggregateText } from './stream/aggregate-text.ts';
-import { encodeFeatureChunk, type ChunkEncoder } from './stream/encode-chunk.ts';
+import { encodeFeatureChunk, type ChunkEncoder } from './encode/encode-chunk.ts';
 
 /** The response formats. `parquet` and `arrow` come from the Accept header; `format` itself keeps its v1 meaning. */
 export type Format = 'csv' | 'geojson' | 'parquet' | 'arrow';
@@ -58,8 +55,6 @@ export interface FormatRules {
   /** Worth an HTTP content coding when the client accepts one; Parquet is compressed inside already. */
   compress: boolean;
   body: TextBody | ColumnarBody;
-  /** How an aggregate's groups are written in this format: text around them, a binary body, or a Parquet file DuckDB writes. */
-  aggregate: AggregateText | AggregateBinary | AggregateParquet | null;
 }
 
 const always = () => true;
@@ -76,7 +71,6 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     native: always,
     compress: true,
     body: { kind: 'text', copy: CSV_COPY, encode: null, separator: '', prefix: (d) => csvHeader(d), suffix: '', wholeWindow: always },
-    aggregate: AGGREGATE_CSV,
   },
   geojson: {
     mediaType: 'application/geo+json',
@@ -94,7 +88,6 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
       suffix: ']}\n',
       wholeWindow: textGeometry,
     },
-    aggregate: AGGREGATE_GEOJSON,
   },
   parquet: {
     mediaType: PARQUET_MEDIA_TYPE,
@@ -104,7 +97,6 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     native: always,
     compress: false,
     body: { kind: 'columnar', assembly: 'parquet' },
-    aggregate: AGGREGATE_PARQUET,
   },
   arrow: {
     mediaType: 'application/vnd.apache.arrow.stream',
@@ -114,7 +106,6 @@ export const FORMATS: Readonly<Record<Format, FormatRules>> = {
     native: never,
     compress: true,
     body: { kind: 'columnar', assembly: 'arrow' },
-    aggregate: AGGREGATE_ARROW,
   },
 };
 

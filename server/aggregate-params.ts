@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { AggregateKey, Aggregation, DatasetDescriptor } from '../datasets/index.ts';
-import { FORMATS } from '../queries/formats.ts';
 import type { Instant } from '../queries/instant.ts';
-import { CELL_SIZES, cellHundredths, INTERVALS, MAX_GROUP_KEYS, STAT_FUNCTIONS, type AggregateShape, type CellSize, type Interval, type Stat, type StatFunction } from '../queries/sql/aggregate-shape.ts';
+import { CELL_SIZES, cellHundredths, INTERVALS, MAX_GROUP_KEYS, STAT_FUNCTIONS, type AggregateShape, type CellSize, type Interval, type Stat, type StatFunction } from '../queries/aggregate/aggregate-shape.ts';
 import type { ParameterError } from './problems.ts';
 import { datasetQuerySchema, parseQueryWith, type DatasetQuery } from './query-params.ts';
 
@@ -102,8 +101,6 @@ export function parseAggregateQuery(d: DatasetDescriptor, raw: Record<string, un
   const schema = schemas.get(d) ?? aggregateQuerySchema(d);
   schemas.set(d, schema);
   const { q, data } = parseQueryWith<AggregateData>(d, schema, raw, now, { accept, more: gridProblems });
-  // A format without an aggregate writer would answer as any other Accept does: GeoJSON.
-  if (!FORMATS[q.format].aggregate) q.format = 'geojson';
   const names = data.stats ?? [];
   const stats = (names.includes('count') ? names : ['count', ...names]).map(toStat);
   const keys = (data.groupBy ?? []).map((name) => a.keys.find((k) => k.name === name)) as AggregateKey[];

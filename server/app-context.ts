@@ -1,4 +1,4 @@
-import type { ExtractContext } from '../queries/stream/extract-types.ts';
+import type { ExtractContext } from '../queries/renderings/rendered.ts';
 import type { CorrectionStore } from '../queries/files/corrections.ts';
 import type { Extents } from '../queries/files/extent.ts';
 import type { FileStates } from '../queries/files/states.ts';

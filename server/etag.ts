@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../datasets/index.ts';
-import type { DataVersion } from '../queries/stream/extract-types.ts';
+import type { DataVersion } from '../queries/sources/context.ts';
 import type { Encoding } from './compression.ts';
 import { effectiveQuery, windowText } from './meta.ts';
 import type { DatasetQuery } from './query-params.ts';

@@ -1,5 +1,5 @@
 import type { DatasetDescriptor } from '../datasets/index.ts';
-import type { DataVersion, Extract } from '../queries/stream/extract-types.ts';
+import type { DataVersion, Extract } from '../queries/sources/context.ts';
 import { formatInstant } from '../queries/instant.ts';
 import { META_HEADER, type WireMeta } from '../shared/wire.ts';
 import type { DatasetQuery } from './query-params.ts';

@@ -1,5 +1,5 @@
 import type { Instant } from '../queries/instant.ts';
-import type { Extract } from '../queries/stream/extract-types.ts';
+import type { Extract } from '../queries/sources/context.ts';
 
 /**
  * A page of another API over the same rows (OGC API – Features items and features): its own row

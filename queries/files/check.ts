@@ -3,7 +3,7 @@ import { fileColumns, type ColumnType, type DatasetDescriptor } from '../../data
 import { hashFooter } from './footer.ts';
 import { fileIdentity, type DataFile } from './data-file.ts';
 import { ident, quoteFilePath, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
-import { commonSql } from '../sql/exact-sum-sql.ts';
+import { commonSql } from '../exact/exact-sum-sql.ts';
 
 const DUCKDB_TYPE: Record<ColumnType, (t: string) => boolean> = {
   VARCHAR: (t) => t === 'VARCHAR',

@@ -6,7 +6,7 @@ import type { Engine } from '../engine/engine.ts';
 import { StreamIncompleteError } from '../errors.ts';
 import { ident, quoteFilePath, readParquet, SOURCE_FILE_COLUMN } from '../sql/sql.ts';
 import { unionBox, wkbBounds, type Box } from '../sql/wkb-bounds.ts';
-import { requestConnection } from '../stream/request-connection.ts';
+import { requestConnection } from '../engine/request-connection.ts';
 import { fileIdentity as identity, type DataFile } from './data-file.ts';
 import { readFooter } from './footer.ts';
 import { listDatasetFiles } from './partitions.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Aggregation, DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
-import { CELL_SIZES, INTERVALS, STAT_FUNCTIONS } from '../../queries/sql/aggregate-shape.ts';
+import { CELL_SIZES, INTERVALS, STAT_FUNCTIONS } from '../../queries/aggregate/aggregate-shape.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
 import { aggregateQuerySchema } from '../aggregate-params.ts';
 import { dataHeaders } from './headers.ts';

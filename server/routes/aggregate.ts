@@ -2,13 +2,14 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import { FORMATS, type FormatRules } from '../../queries/formats.ts';
+import { FORMATS } from '../../queries/formats.ts';
 import { instantFromDate } from '../../queries/instant.ts';
-import { prepareAggregate, type Aggregate } from '../../queries/stream/aggregate.ts';
-import type { DataVersion } from '../../queries/stream/extract-types.ts';
-import { aggregateBody } from '../../queries/stream/aggregate-text.ts';
-import { hasGroupGeometry } from '../../queries/stream/aggregate-geometry.ts';
-import { spoolBody } from '../../queries/stream/spool.ts';
+import { prepareAggregate, type Aggregate } from '../../queries/aggregate/aggregate.ts';
+import type { DataVersion } from '../../queries/sources/context.ts';
+import { aggregateBody } from '../../queries/aggregate/write/aggregate-text.ts';
+import { AGGREGATE_WRITERS, type AggregateWriter } from '../../queries/aggregate/write/aggregate-writers.ts';
+import { hasGroupGeometry } from '../../queries/aggregate/write/aggregate-geometry.ts';
+import { spoolBody } from '../../queries/encode/spool.ts';
 import type { AppContext } from '../app-context.ts';
 import { parseAggregateQuery } from '../aggregate-params.ts';
 import { keyedOnly } from '../auth.ts';
@@ -54,7 +55,7 @@ async function answerAggregate(request: FastifyRequest, reply: FastifyReply, ctx
 const columnarMetadata = (meta: Meta): Record<string, string> => ({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
 
 /** The body before any content coding, a batch of groups at a time: text framed by meta, a stream with meta inside, or the Parquet file DuckDB wrote. */
-function* written(writer: NonNullable<FormatRules['aggregate']>, meta: Meta, a: Aggregate, geometry: boolean): Generator<string | Buffer> {
+function* written(writer: AggregateWriter, meta: Meta, a: Aggregate, geometry: boolean): Generator<string | Buffer> {
   if (writer.kind === 'text') return yield* aggregateBody(writer, meta, a.columns, a.groups);
   if (writer.kind === 'binary') {
     for (const part of writer.write(columnarMetadata(meta), a.columns, a.groups, geometry)) yield Buffer.from(part.buffer, part.byteOffset, part.byteLength);
@@ -102,7 +103,7 @@ async function lengthOf(body: AsyncIterable<string | Buffer>): Promise<number> {
 async function sendAggregate(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; a: Aggregate; rowLimit: number; encoding: Encoding; signal: AbortSignal; geometry: boolean }) {
   const { q, a, encoding } = r;
   const meta = buildMeta(r.d, q, { ...a, ...a.groups }, r.rowLimit);
-  const body = () => written(FORMATS[q.format].aggregate!, meta, a, r.geometry);
+  const body = () => written(AGGREGATE_WRITERS[q.format], meta, a, r.geometry);
   // The 200's headers go on only once its body can be sent: a body spooled in vain is a 503 without them.
   const head = () => {
     reply.headers(metaHeaders(meta)).type(FORMATS[q.format].mediaType);

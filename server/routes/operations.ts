@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { DATASETS } from '../../datasets/index.ts';
 import { readChain } from '../../queries/files/chain.ts';
 import type { Engine } from '../../queries/engine/engine.ts';
-import { splitPlans } from '../../queries/stream/aggregate-split-memo.ts';
+import { splitPlans } from '../../queries/aggregate/aggregate-split-memo.ts';
 import type { AppContext } from '../app-context.ts';
 import { Problem } from '../problems.ts';
 

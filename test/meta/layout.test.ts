@@ -65,7 +65,32 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The rooms inside queries/, bottom up, and which of them each may import: the shared rooms import
+ * nothing above them; a capability (extract/, aggregate/, renderings/) imports the shared rooms
+ * and never a sibling, except that extracts are served from renderings. Top-level files of
+ * queries/ are rooms of their own (errors, instant and window are the leaves everything uses).
+ */
+const LEAVES = ['queries/errors.ts', 'queries/instant.ts', 'queries/window.ts'];
+const QUERY_ROOMS: Record<string, readonly string[]> = {
+  'queries/sql': [...LEAVES],
+  'queries/exact': [],
+  'queries/engine': [...LEAVES, 'queries/sql'],
+  'queries/encode': [...LEAVES, 'queries/sql', 'queries/engine'],
+  'queries/formats.ts': [...LEAVES, 'queries/sql', 'queries/encode'],
+  'queries/files': [...LEAVES, 'queries/sql', 'queries/exact', 'queries/engine'],
+  'queries/sources': [...LEAVES, 'queries/sql', 'queries/engine', 'queries/files', 'queries/formats.ts'],
+  'queries/renderings': [...LEAVES, 'queries/sql', 'queries/engine', 'queries/encode', 'queries/files', 'queries/sources', 'queries/formats.ts'],
+  'queries/aggregate': [...LEAVES, 'queries/sql', 'queries/exact', 'queries/engine', 'queries/encode', 'queries/files', 'queries/sources', 'queries/formats.ts'],
+  'queries/extract': [...LEAVES, 'queries/sql', 'queries/engine', 'queries/encode', 'queries/files', 'queries/sources', 'queries/formats.ts', 'queries/renderings'],
+};
+for (const leaf of LEAVES) QUERY_ROOMS[leaf] = LEAVES.filter((l) => l !== leaf);
+
 const roomOf = (file: string) => file.split(path.sep)[0]!;
+/** A file's room inside queries/: its folder under queries/, or the file itself at the top. */
+const queryRoomOf = (file: string) => file.split(path.sep).slice(0, 2).join('/');
+/** Most source files a folder holds: past this it holds two things (name them and split). */
+const MAX_FILES_A_FOLDER = 16;
 
 describe('the layout: rooms with one-way doors', () => {
   it('every relative import resolves to a file, and no room imports against the direction of its dependencies', async () => {
@@ -80,6 +105,30 @@ describe('the layout: rooms with one-way doors', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('inside queries/, the shared rooms import nothing above them and no capability imports a sibling', async () => {
+    const graph = await importGraph();
+    const rooms = new Set([...graph.keys()].filter((f) => roomOf(f) === 'queries').map(queryRoomOf));
+    expect([...rooms].sort()).toEqual(Object.keys(QUERY_ROOMS).sort());
+    const wrong: string[] = [];
+    for (const [file, targets] of graph) {
+      if (roomOf(file) !== 'queries') continue;
+      for (const target of targets) {
+        const [from, to] = [queryRoomOf(file), queryRoomOf(target)];
+        if (roomOf(target) === 'queries' && from !== to && !QUERY_ROOMS[from]!.includes(to)) wrong.push(`${file} -> ${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`no folder of queries/ holds more than ${MAX_FILES_A_FOLDER} files`, async () => {
+    const graph = await importGraph();
+    const counts = new Map<string, number>();
+    for (const file of graph.keys()) if (roomOf(file) === 'queries') counts.set(path.dirname(file), (counts.get(path.dirname(file)) ?? 0) + 1);
+    expect(counts.size).toBeGreaterThan(8);
+    const crowded = [...counts].filter(([, n]) => n > MAX_FILES_A_FOLDER).map(([dir, n]) => `${dir}: ${n}`);
+    expect(crowded).toEqual([]);
   });
 
   it('has no import circle outside the tests', async () => {

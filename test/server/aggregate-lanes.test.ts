@@ -4,7 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
-import { aggregateColumns, compileAggregate } from '../../queries/sql/compile-aggregate.ts';
+import { aggregateColumns, compileAggregate } from '../../queries/aggregate/compile-aggregate.ts';
 import { hotspot, tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
 import { exactMean, exactSum } from '../helpers/exact.ts';

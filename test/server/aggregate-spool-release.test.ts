@@ -4,7 +4,7 @@ import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/stream/aggregate-spooled.ts';
+import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/aggregate/spool/aggregate-spooled.ts';
 import { PARQUET } from '../helpers/columnar.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { stalledGet, waitFor } from '../helpers/http.ts';

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/stream/aggregate-spooled.ts';
+import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/aggregate/spool/aggregate-spooled.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { ARROW, fetchBytes, PARQUET } from '../helpers/columnar.ts';

@@ -10,7 +10,7 @@ import { sensorReadings } from '../../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
 import type { Compiled, QuerySpec } from '../../../queries/sql/compile.ts';
 import { compileCopy, CSV_COPY, FEATURE_COPY, type TextCopy } from '../../../queries/sql/compile-copy.ts';
-import { encodeFeatureChunk } from '../../../queries/stream/encode-chunk.ts';
+import { encodeFeatureChunk } from '../../../queries/encode/encode-chunk.ts';
 import { parseInstant, type Instant } from '../../../queries/instant.ts';
 import { dangerRow, hotspot, reading, station, tempDir, wkbPolygon } from '../../helpers/fixtures.ts';
 import { writeParquet, type Row } from '../../helpers/parquet.ts';

@@ -1,0 +1,129 @@
+import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
+import type { Sources } from '../sources/preflight.ts';
+import type { AggregateShape } from './aggregate-shape.ts';
+import { compileAggregate, type Proven } from './compile-aggregate.ts';
+import type { QuerySpec } from '../sql/compile.ts';
+import type { Window } from '../window.ts';
+import { bucketSlices, filesIn, mergedSlices, probedLanes, provenFor } from './aggregate-slices.ts';
+import { splitStopped } from './aggregate-split-memo.ts';
+import type { QueryContext } from '../sources/context.ts';
+import { idleHelpers } from '../engine/request-connection.ts';
+import { sliceCount } from '../sources/slices.ts';
+
+/** The part of a request the parts are run for. */
+export interface PartsRequest {
+  window: Window;
+  shape: AggregateShape;
+  /** Most groups one response holds (AGGREGATE_ROW_LIMIT). */
+  rowLimit: number;
+}
+
+/** One part's groups, held by DuckDB until they are sent (at most `most` + 1: enough to see a cut, or that there are more). */
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number; proven: Proven }): Promise<DuckDBMaterializedResult | null> {
+  if (files.length === 0) return null;
+  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1, proven: q.proven });
+  return c.run(compiled.sql, compiled.params);
+}
+
+/** The parts a window is run in on `n` connections, those of each connection in turn: bucket-aligned (concatenated), or cut inside buckets (`merged`); null: not run. */
+export type PartPlan = (n: number) => { lanes: Window[][]; merged: boolean } | null;
+
+/**
+ * Parts of the window: cut inside its buckets when they are fewer than the parts it is worth, if
+ * `merge`, the first part's first rows alone first when the merge may give up (`probe`: twice the
+ * groups it holds); else bucket-aligned (null if `merge` is 'only').
+ */
+export function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only', probe: number | null): PartPlan {
+  return (n) => {
+    const cut = merge ? mergedSlices(w, sources, n, interval) : null;
+    if (cut) return { lanes: probe === null ? cut.map((p) => [p]) : probedLanes(cut, sources, probe), merged: true };
+    return merge === 'only' ? null : { lanes: bucketSlices(w, sources, n, interval).map((p) => [p]), merged: false };
+  };
+}
+
+export interface PartsRun {
+  results: DuckDBMaterializedResult[];
+  merged: boolean;
+  /** A part cut inside a bucket had more than `most` groups alone, short of the limit: the merge would give up, the run was stopped, no result kept. */
+  over: boolean;
+}
+
+type Part = (c: DuckDBConnection, w: Window) => Promise<DuckDBMaterializedResult | null>;
+
+/**
+ * Each lane's windows in turn on its connection, the lanes side by side, their results in order.
+ * The first part to fail says why and interrupts the others. Once a part's result is `tooMany`,
+ * the others are interrupted and the parts not started are not run: `over`, and `stopped` if that
+ * cut any part short.
+ */
+async function runLanes(connections: readonly DuckDBConnection[], lanes: readonly (readonly Window[])[], part: Part, signal: AbortSignal, tooMany: (r: DuckDBMaterializedResult) => boolean): Promise<{ results: DuckDBMaterializedResult[]; over: boolean; stopped: boolean }> {
+  const stop = (i: number) => connections.forEach((other, j) => j !== i && other.interrupt());
+  let cause: { error: unknown } | null = null;
+  let over = false;
+  let stopped = false;
+  const lane = async (windows: readonly Window[], i: number) => {
+    const out: DuckDBMaterializedResult[] = [];
+    for (const w of windows) {
+      stopped ||= over;
+      if (over || cause) return out;
+      // No part starts once the client has gone.
+      signal.throwIfAborted();
+      const r = await part(connections[i]!, w);
+      if (r) out.push(r);
+      if (r && !over && tooMany(r)) {
+        over = true;
+        stop(i);
+      }
+    }
+    return out;
+  };
+  const settled = await Promise.allSettled(
+    lanes.map((windows, i) =>
+      lane(windows, i).catch((e: unknown) => {
+        // After a part had too many groups, the others end by its interrupt.
+        if (over) {
+          stopped = true;
+          return [];
+        }
+        cause ??= { error: e };
+        stop(i);
+        throw e;
+      }),
+    ),
+  );
+  if (cause) throw (cause as { error: unknown }).error;
+  return { results: settled.flatMap((p) => (p.status === 'fulfilled' ? p.value : [])), over, stopped };
+}
+
+/**
+ * The window's groups, computed in parts side by side on the request's connection and the idle
+ * ones a large enough window is worth (one statement runs on DUCKDB_THREADS, the cores are used
+ * by statements side by side), each giving its first `most` + 1 groups: bucket-aligned parts'
+ * groups in order are the window's; parts cut inside a bucket share groups, merged after. Once a
+ * part cut inside a bucket has more than `most` groups short of the limit, the merge would give
+ * up: the run stops there.
+ */
+export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: PartsRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
+  const helpers = idleHelpers(ctx.engine, sliceCount(req.window, sources, ctx.connectionsPerExtract) - 1);
+  const connections = [c, ...helpers.map((h) => h.connection)];
+  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
+  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
+  ctx.signal.addEventListener('abort', interrupt);
+  try {
+    const planned = plan(connections.length);
+    if (!planned) return null;
+    const labels = planned.merged ? req.window : undefined;
+    const part: Part = (x, w) => {
+      const files = filesIn(sources, w);
+      return runAggregate(x, spec, files, { window: w, labels, shape: req.shape, most, proven: provenFor(sources, files) });
+    };
+    const givesUp = planned.merged && most < req.rowLimit;
+    // Every part is awaited before the helpers go back: none is mid-statement then.
+    const run = await runLanes(connections, planned.lanes, part, ctx.signal, (r) => givesUp && r.rowCount > most);
+    if (run.stopped) splitStopped();
+    return { results: run.over ? [] : run.results, merged: planned.merged, over: run.over };
+  } finally {
+    ctx.signal.removeEventListener('abort', interrupt);
+    helpers.forEach((h) => h.release());
+  }
+}

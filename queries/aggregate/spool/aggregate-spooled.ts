@@ -1,0 +1,197 @@
+import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
+import type { Sources } from '../../sources/preflight.ts';
+import type { Instant } from '../../instant.ts';
+import type { AggregateShape } from '../aggregate-shape.ts';
+import { compileAggregate, type AggregateColumns } from '../compile-aggregate.ts';
+import type { Compiled, QuerySpec } from '../../sql/compile.ts';
+import type { Window } from '../../window.ts';
+import { cutOfRuns, heldGroups, resultGroups, type Groups } from '../aggregate-groups.ts';
+import { chunkReader, chunkVisitor, type AggregateColumn } from '../aggregate-rows.ts';
+import { bucketSlices, filesIn, provenFor } from '../aggregate-slices.ts';
+import { rowsIn } from '../../sources/slices.ts';
+import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
+import { readSpool } from './aggregate-spool-read.ts';
+import type { QueryContext } from '../../sources/context.ts';
+import { idleHelpers } from '../../engine/request-connection.ts';
+import { mergedIfWorthIt, rememberRate, shapeKey } from '../aggregate-split-memo.ts';
+
+/** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
+export const SPOOL_ROWS = 20_000;
+/** Rows the first part's statement reads, about (a part is at least one bucket). */
+const PART_ROWS = 20_000;
+/** Groups a window may have, as its first part tells, and still be held by DuckDB until sent rather than spooled. */
+const HOLD_GROUPS = 20_000;
+/** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
+const PART_GROUPS = 20_000;
+/** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
+export const HELD_GROUPS = 20_000;
+
+export interface SpooledQuery {
+  spec: QuerySpec;
+  sources: Sources;
+  window: Window;
+  shape: AggregateShape;
+  rowLimit: number;
+  columns: AggregateColumn[];
+  cols: AggregateColumns;
+}
+
+/** A window's groups held (aggregate.ts): bucket-aligned parts' results in order; or, cut inside fewer buckets than parts, merged (null: more than `most` groups, or not cut; `watched`: stopped once a part alone has more). */
+export interface HeldParts {
+  held(w: Window): Promise<DuckDBMaterializedResult[]>;
+  split(w: Window, most: number, watched: boolean): Promise<Groups | null>;
+}
+
+/** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
+export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && rowsIn(sources, w) >= from;
+
+/** The parts' runs of groups per bucket, in order, a bucket's runs in adjacent parts joined. */
+function* partRuns(parts: readonly (SpooledPart | null)[]): Generator<[Instant, number]> {
+  let run: [Instant, number] | null = null;
+  for (const [bucket, groups] of parts.flatMap((p) => p?.runs ?? [])) {
+    if (run?.[0] === bucket) run[1] += groups;
+    else {
+      if (run) yield run;
+      run = [bucket, groups];
+    }
+  }
+  if (run) yield run;
+}
+
+/** Groups before part `i`, once every part before it is spooled (null until then). */
+function before(parts: readonly (SpooledPart | null | undefined)[], i: number): number | null {
+  let rows = 0;
+  for (let j = 0; j < i; j++) {
+    const p = parts[j];
+    if (p === undefined) return null;
+    rows += p?.rows ?? 0;
+  }
+  return rows;
+}
+
+/**
+ * `windows` spooled a few at a time (the request's connection and the idle ones), each part's
+ * groups as it ends, after the `done` ones; parts past a cut already seen are not run. The first
+ * part to fail says why and interrupts the others.
+ */
+async function spoolParts(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, done: SpooledPart[], windows: readonly Window[]): Promise<(SpooledPart | null)[]> {
+  const helpers = idleHelpers(ctx.engine, Math.min(windows.length, ctx.connectionsPerExtract) - 1);
+  const connections = [c, ...helpers.map((h) => h.connection)];
+  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
+  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
+  ctx.signal.addEventListener('abort', interrupt);
+  const parts: (SpooledPart | null | undefined)[] = [...done, ...windows.map(() => undefined)];
+  let [next, failed] = [0, false];
+  const work = async (connection: DuckDBConnection) => {
+    while (next < windows.length && !failed) {
+      // No part starts once the client has gone.
+      ctx.signal.throwIfAborted();
+      const i = next++;
+      const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
+      parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
+    }
+  };
+  try {
+    const settled = await Promise.allSettled(
+      connections.map((x) =>
+        work(x).catch((e: unknown) => {
+          if (!failed) connections.forEach((other) => other !== x && other.interrupt());
+          failed = true;
+          throw e;
+        }),
+      ),
+    );
+    const failure = settled.find((s) => s.status === 'rejected');
+    if (failure) throw failure.reason;
+    return parts.map((p) => p ?? null);
+  } finally {
+    ctx.signal.removeEventListener('abort', interrupt);
+    helpers.forEach((h) => h.release());
+  }
+}
+
+/** One window's statement (null: no file in it). */
+function statementOf(q: SpooledQuery, w: Window): Compiled | null {
+  const files = filesIn(q.sources, w);
+  return files.length === 0 ? null : compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1, proven: provenFor(q.sources, files) });
+}
+
+/** One window's groups into the spool (null: no file in it). */
+async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w: Window): Promise<SpooledPart | null> {
+  const statement = statementOf(q, w);
+  return statement && spoolPart(c, statement, spool, q.columns, (names) => chunkVisitor(names, q.shape, q.cols));
+}
+
+/**
+ * The window's groups. The first bucket-aligned part, of about PART_ROWS rows, is run alone and
+ * tells how many groups a row makes here; the files' footer counts tell how many rows the rest
+ * has. When the whole window then looks to have at most HOLD_GROUPS groups, the rest is run as a
+ * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
+ * spooled and the rest is cut into parts of about PART_GROUPS groups at that rate, spooled too.
+ * A first part that is the whole window (its buckets cannot be cut) is first run cut inside
+ * them on idle connections and merged, kept when that gives at most HOLD_GROUPS groups (the parts
+ * stopped once one alone has more, unless the shape's rates say they fit); either way the rate is
+ * remembered, and the shape's next window its whole rate puts past them is not cut.
+ */
+async function groupsOf(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
+  const rows = (w: Window) => rowsIn(q.sources, w);
+  const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
+  const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
+  const shape = rest ? null : shapeKey(q.spec, q.shape);
+  const most = Math.min(q.rowLimit, HOLD_GROUPS);
+  const merged = shape && (await mergedIfWorthIt(shape, rows(q.window), most, (watched) => split(q.window, most, watched)));
+  ctx.signal.throwIfAborted();
+  if (merged) return merged;
+  const statement = statementOf(q, first);
+  const probe = statement && (await c.run(statement.sql, statement.params));
+  ctx.signal.throwIfAborted();
+  // A first part without rows tells nothing: one group a row, the most there can be.
+  const perRow = rows(first) >= 1 ? (probe?.rowCount ?? 0) / rows(first) : 1;
+  // The whole window's rate, remembered: the shape's next window of as many groups is not cut.
+  if (shape) rememberRate(shape, perRow);
+  const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
+  if (expected <= HOLD_GROUPS) {
+    const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
+    return resultGroups(results, q.rowLimit, q.window, chunkReader(results[0]?.columnNames() ?? [], q.shape, q.cols));
+  }
+  const read = (names: readonly string[]) => chunkVisitor(names, q.shape, q.cols);
+  let i = 0;
+  const done = probe ? [await spoolChunks(probe.columnNames(), async () => (i < probe.chunkCount ? probe.getChunk(i++) : null), spool, q.columns, read)] : [];
+  if (!rest) return done;
+  const n = Math.max(ctx.connectionsPerExtract, Math.ceil((rows(rest) * perRow) / PART_GROUPS));
+  return (await spoolParts(ctx, c, q, spool, done, bucketSlices(rest, q.sources, n, q.shape.interval))).filter((p): p is SpooledPart => p !== null);
+}
+
+/**
+ * The window's groups spooled to TEMP_DIR (within TEMP_DIR_MAX_MB: a 503 when full), so that
+ * memory does not grow with their number; the cut is found from each bucket's count. Read back
+ * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
+ * when the request is aborted, when anything fails before, or when the groups are released.
+ */
+export async function spooledGroups(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, held: HeldParts): Promise<Groups> {
+  const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
+  const dispose = () => {
+    ctx.signal.removeEventListener('abort', dispose);
+    spool.dispose();
+  };
+  ctx.signal.addEventListener('abort', dispose, { once: true });
+  try {
+    const parts = await groupsOf(ctx, c, q, spool, held);
+    ctx.signal.throwIfAborted();
+    if (!Array.isArray(parts)) {
+      dispose();
+      return parts;
+    }
+    const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
+    if (decided.returned <= HELD_GROUPS) {
+      const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
+      dispose();
+      return heldGroups(rows, decided.truncated, decided.next);
+    }
+    // Groups never read (a HEAD, a failure before the body) keep their files until released.
+    return { ...decided, once: true, batches: () => readSpool(spool, parts, q.columns, decided.returned), release: dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}

@@ -1,0 +1,82 @@
+import { DuckDBDoubleVector, DuckDBInstance, type DuckDBDataChunk } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { columnReader } from '../../../queries/encode/vector-reader.ts';
+
+let instance: DuckDBInstance;
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+});
+afterAll(() => instance.closeSync());
+
+/** Every chunk of a statement's result. */
+async function chunksOf(sql: string): Promise<DuckDBDataChunk[]> {
+  const c = await instance.connect();
+  try {
+    const result = await c.run(sql);
+    return Array.from({ length: result.chunkCount }, (_, i) => result.getChunk(i));
+  } finally {
+    c.closeSync();
+  }
+}
+
+// 5,000 rows (three chunks): nulls at rows whose index is a multiple of 7 or 64 apart (both halves of each 64-bit mask word), a column without any,
+// one null throughout, and doubles of every kind: negative zero, subnormal, infinite and not a number.
+const SQL = `SELECT
+  CASE WHEN i % 7 = 0 OR i % 64 IN (31, 32, 63) THEN NULL ELSE i * 0.25::DOUBLE - 300 END AS d,
+  CASE WHEN i % 5 = 0 THEN NULL WHEN i % 5 = 1 THEN -0.0 WHEN i % 5 = 2 THEN 5e-324 WHEN i % 5 = 3 THEN 'Infinity'::DOUBLE ELSE 'NaN'::DOUBLE END AS odd,
+  i * 1.5::DOUBLE AS whole,
+  NULL::DOUBLE AS none,
+  CASE WHEN i % 3 = 0 THEN NULL ELSE 'k' || i END AS text,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE i * 1000000000000 END AS big,
+  CAST(i AS HUGEINT) * 1267650600228229401496703205376 AS huge
+FROM range(5000) t(i) ORDER BY i`;
+
+/** The same value: numbers by Object.is (−0 and NaN told apart), anything else by its text. */
+const same = (a: unknown, b: unknown) => (typeof a === 'number' || typeof b === 'number' ? Object.is(a, b) : String(a) === String(b));
+
+describe('a chunk column read by row', () => {
+  it('gives what getItem gives, null for null, for doubles (read from the vector itself) and every other type', async () => {
+    const chunks = await chunksOf(SQL);
+    expect(chunks.length).toBeGreaterThan(1);
+    let [rows, nulls, doubles] = [0, 0, 0];
+    for (const chunk of chunks) {
+      for (let j = 0; j < chunk.columnCount; j++) {
+        const vector = chunk.getColumnVector(j);
+        const read = columnReader(vector);
+        if (vector instanceof DuckDBDoubleVector) doubles++;
+        for (let r = 0; r < chunk.rowCount; r++) {
+          const [got, want] = [read(r), vector.getItem(r)];
+          if (!same(got, want)) expect({ j, r, got }).toEqual({ j, r, got: want });
+          if (want === null) nulls++;
+        }
+      }
+      rows += chunk.rowCount;
+    }
+    expect(rows).toBe(5000);
+    expect(doubles).toBe(4 * chunks.length);
+    expect(nulls).toBeGreaterThan(5000);
+  });
+
+  it('reads a DOUBLE column without getItem, nulls included (the library\'s vector is as expected)', async () => {
+    const [chunk] = await chunksOf(SQL);
+    for (const j of [0, 1, 3]) {
+      const vector = chunk!.getColumnVector(j);
+      expect(vector).toBeInstanceOf(DuckDBDoubleVector);
+      const read = columnReader(vector);
+      const calls = { n: 0 };
+      const getItem = vector.getItem.bind(vector);
+      vector.getItem = (r: number) => (calls.n++, getItem(r));
+      for (let r = 0; r < chunk!.rowCount; r++) read(r);
+      expect(calls.n).toBe(0);
+    }
+  });
+
+  it('reads a slice of a vector (its mask starts inside a word) by getItem, and a vector it does not know', async () => {
+    const [chunk] = await chunksOf(SQL);
+    const vector = chunk!.getColumnVector(0).slice(33, 200);
+    const read = columnReader(vector);
+    for (let r = 0; r < 200; r++) expect(same(read(r), vector.getItem(r))).toBe(true);
+    const stranger = { getItem: (r: number) => (r % 2 ? null : r * 0.5) } as unknown as Parameters<typeof columnReader>[0];
+    expect([0, 1, 2, 3].map(columnReader(stranger))).toEqual([0, null, 1, null]);
+  });
+});
