@@ -41,7 +41,7 @@ const occurrences = (hay: Buffer, needle: Buffer) => {
  * those across its seam with the last bytes before it (carried, shorter than the needle, so no
  * match lies wholly in them and none wholly in the chunk's first bytes joined to them: nothing is
  * counted twice). Every chunk used to be copied to join it to the carried bytes: needless work for
- * the client, though not what makes some month-geojson runs slow (docs/performance.md).
+ * the client, though not what makes some month-geojson runs slow (docs/history.md, GeoJSON Features).
  */
 export function makeCounter(needle: Buffer): (chunk: Buffer) => number {
   const keep = needle.length - 1;

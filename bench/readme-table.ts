@@ -1,6 +1,6 @@
-// Prints the bench table of docs/performance.md (markdown) from a bench report:
+// Prints the bench table of docs/figures.md (markdown) from a bench report:
 //   node --import tsx bench/readme-table.ts var/bench.json
-// so the table in docs/performance.md is always a measured one, never typed by hand.
+// so the table in docs/figures.md is always a measured one, never typed by hand.
 import { readFile } from 'node:fs/promises';
 import { SCENARIO_NAMES, SCENARIOS } from './scenario-names.ts';
 import { formatValue, verdict, type Figure, type Machine } from './table.ts';

@@ -2,6 +2,7 @@ import type { DuckDBDataChunk, DuckDBMaterializedResult } from '@duckdb/node-api
 import type { Instant } from '../instant.ts';
 import type { Window } from '../window.ts';
 import type { AggregateRow } from './aggregate-rows.ts';
+import { bucketRuns } from './buckets.ts';
 
 /** An aggregate's groups as the response sends them: how many, whether and where they were cut, and the groups themselves. */
 export interface Groups {
@@ -19,8 +20,6 @@ export interface Groups {
 /** Groups held as rows (a cached answer). */
 export const heldGroups = (rows: AggregateRow[], truncated: boolean, next: Window | null): Groups => ({ returned: rows.length, truncated, next, batches: () => [rows] });
 
-/** The bucket of each row of a chunk (the first column, epoch µs). */
-const bucketsOf = (chunk: DuckDBDataChunk) => chunk.getColumnValues(0) as bigint[];
 
 /**
  * Where the groups past the row limit are cut, from the buckets' runs of groups in order alone:
@@ -37,21 +36,9 @@ export function cutOfRuns(runs: Iterable<readonly [Instant, number]>, limit: num
   return { returned: seen, truncated: false, next: null };
 }
 
-/** The buckets' runs of groups in the results, in order (a bucket never spans two parts). */
-function* runsOf(results: readonly DuckDBMaterializedResult[]): Generator<[Instant, number]> {
-  let run: [Instant, number] | null = null;
-  for (const r of results) {
-    for (let i = 0, chunks = r.chunkCount; i < chunks; i++) {
-      for (const b of bucketsOf(r.getChunk(i))) {
-        if (run?.[0] === b) run[1]++;
-        else {
-          if (run) yield run;
-          run = [b, 1];
-        }
-      }
-    }
-  }
-  if (run) yield run;
+/** Each group's bucket in the results (the first column, epoch µs), in order: a bucket never spans two parts. */
+function* bucketsIn(results: readonly DuckDBMaterializedResult[]): Generator<Instant> {
+  for (const r of results) for (let i = 0, chunks = r.chunkCount; i < chunks; i++) yield* r.getChunk(i).getColumnValues(0) as bigint[];
 }
 
 /**
@@ -61,7 +48,7 @@ function* runsOf(results: readonly DuckDBMaterializedResult[]): Generator<[Insta
  */
 export function resultGroups(results: readonly DuckDBMaterializedResult[], limit: number, w: Window, read: (chunk: DuckDBDataChunk) => AggregateRow[]): Groups {
   const total = results.reduce((n, r) => n + r.rowCount, 0);
-  const decided = total <= limit ? { returned: total, truncated: false, next: null } : cutOfRuns(runsOf(results), limit, w.to);
+  const decided = total <= limit ? { returned: total, truncated: false, next: null } : cutOfRuns(bucketRuns(bucketsIn(results)), limit, w.to);
   function* batches(): Generator<AggregateRow[]> {
     let left = decided.returned;
     for (const r of results) {

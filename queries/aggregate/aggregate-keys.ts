@@ -1,30 +1,6 @@
 import type { Window } from '../window.ts';
 import type { Interval } from './aggregate-shape.ts';
-
-const US = { hour: 3_600_000_000n, day: 86_400_000_000n, week: 604_800_000_000n } as const;
-/** 1970-01-05, the first Monday after the epoch: ISO weeks start there. */
-const MONDAY_US = 4n * US.day;
-/** Most calendar buckets a statement's window compares against; past it, the engine's calendar. */
-const MOST_STARTS = 256;
-
-/** The UTC starts of the calendar months or years that meet [from, to), the first at or before from; null past MOST_STARTS. */
-export function calendarStarts(w: Window, interval: 'month' | 'year'): bigint[] | null {
-  const at = new Date(Number((w.from - ((w.from % 1000n) + 1000n) % 1000n) / 1000n));
-  const start = new Date(0);
-  // setUTCFullYear, not Date.UTC: years 0–99 are years, not 1900s.
-  start.setUTCFullYear(at.getUTCFullYear(), interval === 'month' ? at.getUTCMonth() : 0, 1);
-  if (!Number.isFinite(start.getTime())) return null;
-  const starts: bigint[] = [];
-  // Past the years a Date holds (not a window the API accepts) the time is NaN: the engine's calendar then.
-  for (let ms = start.getTime(); BigInt(ms) * 1000n < w.to; ) {
-    if (starts.push(BigInt(ms) * 1000n) > MOST_STARTS) return null;
-    if (interval === 'month') start.setUTCMonth(start.getUTCMonth() + 1);
-    else start.setUTCFullYear(start.getUTCFullYear() + 1);
-    ms = start.getTime();
-    if (!Number.isFinite(ms)) return null;
-  }
-  return starts;
-}
+import { bucketFloor, calendarStarts, FIXED_BUCKETS } from './buckets.ts';
 
 /** The bucket of `us` among sorted starts, by halving: a few comparisons of integers a row (no calendar arithmetic). */
 function startOf(us: string, starts: readonly string[], lo = 0, hi = starts.length): string {
@@ -54,9 +30,8 @@ export function bucketSql(interval: Interval, time: string, bind: (v: string) =>
     if (!starts) return { key: `epoch_us(date_trunc('${interval}', make_timestamp(${us})))`, start: null };
     return { key: startOf(us, starts.map((s) => `CAST(${bind(String(s))} AS BIGINT)`)), start: null };
   }
-  const size = US[interval];
-  const offset = interval === 'week' ? MONDAY_US : 0n;
-  const first = `CAST(${bind(String(w.from - ((((w.from - offset) % size) + size) % size)))} AS BIGINT)`;
+  const size = FIXED_BUCKETS[interval].size;
+  const first = `CAST(${bind(String(bucketFloor(w.from, interval)))} AS BIGINT)`;
   return { key: `(${us} - ${first}) // ${size}`, start: (key) => `${first} + ${key} * ${size}` };
 }
 

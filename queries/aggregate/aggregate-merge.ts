@@ -6,6 +6,7 @@ import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, type Groups } from './aggregate-groups.ts';
 import { chunkPartials, groupFinisher, type PartialGroup } from './aggregate-rows.ts';
 import { exactOf, type ExactValue, type LaneTotal } from '../exact/exact-sum.ts';
+import { bucketRuns } from './buckets.ts';
 
 /**
  * Text as DuckDB orders it (bytes of UTF-8, the order of code points): UTF-16 units compare so
@@ -98,17 +99,9 @@ export function mergeParts(parts: readonly PartialGroup[][], shape: AggregateSha
   }
 }
 
-/** Buckets' runs of groups, in order. */
-function* runsOf(groups: readonly PartialGroup[]): Generator<[Instant, number]> {
-  let run: [Instant, number] | null = null;
-  for (const g of groups) {
-    if (run?.[0] === g.bucket) run[1]++;
-    else {
-      if (run) yield run;
-      run = [g.bucket, 1];
-    }
-  }
-  if (run) yield run;
+/** Each group's bucket, in order. */
+function* bucketsOf(groups: readonly PartialGroup[]): Generator<Instant> {
+  for (const g of groups) yield g.bucket;
 }
 
 export interface MergeQuery {
@@ -134,7 +127,7 @@ export function mergedGroups(results: readonly DuckDBMaterializedResult[], q: Me
     q.most + 1,
   );
   if (merged.length > q.most && q.most < q.rowLimit) return null;
-  const decided = merged.length <= q.rowLimit ? { returned: merged.length, truncated: false, next: null } : cutOfRuns(runsOf(merged), q.rowLimit, q.window.to);
+  const decided = merged.length <= q.rowLimit ? { returned: merged.length, truncated: false, next: null } : cutOfRuns(bucketRuns(bucketsOf(merged)), q.rowLimit, q.window.to);
   const finish = groupFinisher(q.shape, q.cols);
   return heldGroups(merged.slice(0, decided.returned).map(finish), decided.truncated, decided.next);
 }

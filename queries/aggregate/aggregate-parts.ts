@@ -4,10 +4,10 @@ import type { AggregateShape } from './aggregate-shape.ts';
 import { compileAggregate, type Proven } from './compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
-import { bucketSlices, filesIn, mergedSlices, probedLanes, provenFor } from './aggregate-slices.ts';
+import { bucketSlices, filesIn, mergedSlices, probedQueues, provenFor } from './aggregate-slices.ts';
 import { splitStopped } from './aggregate-split-memo.ts';
 import type { QueryContext } from '../sources/context.ts';
-import { idleHelpers } from '../engine/request-connection.ts';
+import { sideBySide, withIdleHelpers } from '../engine/request-connection.ts';
 import { sliceCount } from '../sources/slices.ts';
 
 /** The part of a request the parts are run for. */
@@ -26,7 +26,7 @@ async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonl
 }
 
 /** The parts a window is run in on `n` connections, those of each connection in turn: bucket-aligned (concatenated), or cut inside buckets (`merged`); null: not run. */
-export type PartPlan = (n: number) => { lanes: Window[][]; merged: boolean } | null;
+export type PartPlan = (n: number) => { queues: Window[][]; merged: boolean } | null;
 
 /**
  * Parts of the window: cut inside its buckets when they are fewer than the parts it is worth, if
@@ -36,8 +36,8 @@ export type PartPlan = (n: number) => { lanes: Window[][]; merged: boolean } | n
 export function partPlan(sources: Sources, w: Window, interval: AggregateShape['interval'], merge: boolean | 'only', probe: number | null): PartPlan {
   return (n) => {
     const cut = merge ? mergedSlices(w, sources, n, interval) : null;
-    if (cut) return { lanes: probe === null ? cut.map((p) => [p]) : probedLanes(cut, sources, probe), merged: true };
-    return merge === 'only' ? null : { lanes: bucketSlices(w, sources, n, interval).map((p) => [p]), merged: false };
+    if (cut) return { queues: probe === null ? cut.map((p) => [p]) : probedQueues(cut, sources, probe), merged: true };
+    return merge === 'only' ? null : { queues: bucketSlices(w, sources, n, interval).map((p) => [p]), merged: false };
   };
 }
 
@@ -51,48 +51,39 @@ export interface PartsRun {
 type Part = (c: DuckDBConnection, w: Window) => Promise<DuckDBMaterializedResult | null>;
 
 /**
- * Each lane's windows in turn on its connection, the lanes side by side, their results in order.
+ * Each queue's windows in turn on its connection, the queues side by side, their results in order.
  * The first part to fail says why and interrupts the others. Once a part's result is `tooMany`,
  * the others are interrupted and the parts not started are not run: `over`, and `stopped` if that
  * cut any part short.
  */
-async function runLanes(connections: readonly DuckDBConnection[], lanes: readonly (readonly Window[])[], part: Part, signal: AbortSignal, tooMany: (r: DuckDBMaterializedResult) => boolean): Promise<{ results: DuckDBMaterializedResult[]; over: boolean; stopped: boolean }> {
-  const stop = (i: number) => connections.forEach((other, j) => j !== i && other.interrupt());
-  let cause: { error: unknown } | null = null;
-  let over = false;
-  let stopped = false;
-  const lane = async (windows: readonly Window[], i: number) => {
+async function runQueues(connections: readonly DuckDBConnection[], queues: readonly (readonly Window[])[], part: Part, signal: AbortSignal, tooMany: (r: DuckDBMaterializedResult) => boolean): Promise<{ results: DuckDBMaterializedResult[]; over: boolean; stopped: boolean }> {
+  let [over, stopped, failed] = [false, false, false];
+  const queue = async (c: DuckDBConnection, i: number) => {
     const out: DuckDBMaterializedResult[] = [];
-    for (const w of windows) {
+    for (const w of queues[i]!) {
       stopped ||= over;
-      if (over || cause) return out;
+      if (over || failed) return out;
       // No part starts once the client has gone.
       signal.throwIfAborted();
-      const r = await part(connections[i]!, w);
+      const r = await part(c, w);
       if (r) out.push(r);
       if (r && !over && tooMany(r)) {
         over = true;
-        stop(i);
+        connections.forEach((other) => other !== c && other.interrupt());
       }
     }
     return out;
   };
-  const settled = await Promise.allSettled(
-    lanes.map((windows, i) =>
-      lane(windows, i).catch((e: unknown) => {
-        // After a part had too many groups, the others end by its interrupt.
-        if (over) {
-          stopped = true;
-          return [];
-        }
-        cause ??= { error: e };
-        stop(i);
-        throw e;
-      }),
-    ),
-  );
-  if (cause) throw (cause as { error: unknown }).error;
-  return { results: settled.flatMap((p) => (p.status === 'fulfilled' ? p.value : [])), over, stopped };
+  // After a part had too many groups, the others end by its interrupt: not a failure.
+  const expected = (c: DuckDBConnection, i: number) =>
+    queue(c, i).catch((e: unknown) => {
+      failed ||= !over;
+      if (!over) throw e;
+      stopped = true;
+      return [];
+    });
+  const results = await sideBySide(connections, queues.length, expected);
+  return { results: results.flat(), over, stopped };
 }
 
 /**
@@ -104,12 +95,7 @@ async function runLanes(connections: readonly DuckDBConnection[], lanes: readonl
  * up: the run stops there.
  */
 export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: PartsRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
-  const helpers = idleHelpers(ctx.engine, sliceCount(req.window, sources, ctx.connectionsPerExtract) - 1);
-  const connections = [c, ...helpers.map((h) => h.connection)];
-  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
-  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
-  ctx.signal.addEventListener('abort', interrupt);
-  try {
+  return withIdleHelpers(ctx.engine, c, sliceCount(req.window, sources, ctx.connectionsPerExtract), ctx.signal, async (connections) => {
     const planned = plan(connections.length);
     if (!planned) return null;
     const labels = planned.merged ? req.window : undefined;
@@ -118,12 +104,8 @@ export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: Que
       return runAggregate(x, spec, files, { window: w, labels, shape: req.shape, most, proven: provenFor(sources, files) });
     };
     const givesUp = planned.merged && most < req.rowLimit;
-    // Every part is awaited before the helpers go back: none is mid-statement then.
-    const run = await runLanes(connections, planned.lanes, part, ctx.signal, (r) => givesUp && r.rowCount > most);
+    const run = await runQueues(connections, planned.queues, part, ctx.signal, (r) => givesUp && r.rowCount > most);
     if (run.stopped) splitStopped();
     return { results: run.over ? [] : run.results, merged: planned.merged, over: run.over };
-  } finally {
-    ctx.signal.removeEventListener('abort', interrupt);
-    helpers.forEach((h) => h.release());
-  }
+  });
 }

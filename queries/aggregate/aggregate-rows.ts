@@ -1,4 +1,4 @@
-import type { DuckDBDataChunk, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBValue } from '@duckdb/node-api';
 import { cellEdge, type AggregateShape } from './aggregate-shape.ts';
 import type { AggregateColumns } from './compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
@@ -37,14 +37,13 @@ const NO_TOTAL = { scaled: 0n, exponent: 0 };
 const num = (v: DuckDBValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
 
-/** The cell polygon, counter-clockwise from its south-west corner (RFC 7946 exterior ring). */
-function cellPolygon(x: number, y: number, hundredths: number): AggregateGeometry {
-  const [w, s, e, n] = [cellEdge(x, hundredths, -180), cellEdge(y, hundredths, -90), cellEdge(x + 1, hundredths, -180), cellEdge(y + 1, hundredths, -90)];
-  return { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
-}
+/** A cell's polygon from its edges, counter-clockwise from its south-west corner (RFC 7946 exterior ring). */
+export const cellPolygon = (w: number, s: number, e: number, n: number): AggregateGeometry => ({ type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
 
-/** A result row's value by column name. */
-export type RowValue = (name: string) => DuckDBValue | undefined;
+/** The polygon of cell (x, y) of a grid of `hundredths`. */
+const gridCell = (x: number, y: number, hundredths: number): AggregateGeometry =>
+  cellPolygon(cellEdge(x, hundredths, -180), cellEdge(y, hundredths, -90), cellEdge(x + 1, hundredths, -180), cellEdge(y + 1, hundredths, -90));
+
 
 /** A result row's value by the column's position in the plan (-1: a column the result lacks). */
 type At = (column: number) => DuckDBValue | undefined;
@@ -186,7 +185,7 @@ function groupOf(p: Plan, bucket: Instant, source: GroupSource, lat: number | nu
     const c = p.shape.cellHundredths!;
     values[++k] = x === null ? null : cellEdge(x, c, -180);
     values[++k] = y === null ? null : cellEdge(y, c, -90);
-    if (x !== null && y !== null) geometry = cellPolygon(x, y, c);
+    if (x !== null && y !== null) geometry = gridCell(x, y, c);
   }
   for (let i = 0; i < p.stats.length; i++) values[1 + k + i] = source.stat(i);
   if (lat !== null && lon !== null && Number.isFinite(lat) && Number.isFinite(lon)) geometry = { type: 'Point', coordinates: [lon, lat] };
@@ -220,13 +219,6 @@ function readRow(at: At, p: Plan): AggregateRow {
 export function groupFinisher(shape: AggregateShape, cols: AggregateColumns): (g: PartialGroup) => AggregateRow {
   const p = planOf(() => -1, shape, cols);
   return (g) => finishGroup(g, p);
-}
-
-/** One result row of compileAggregate as a group. */
-export function readAggregateRow(row: RowValue, shape: AggregateShape, cols: AggregateColumns): AggregateRow {
-  const names: string[] = [];
-  const p = planOf((name) => names.push(name) - 1, shape, cols);
-  return readRow((j) => (j < 0 ? undefined : row(names[j]!)), p);
 }
 
 /** Visits a result chunk's rows, each read by `read` from only the columns it needs, by position. */

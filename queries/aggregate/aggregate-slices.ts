@@ -4,30 +4,7 @@ import type { Interval } from './aggregate-shape.ts';
 import type { Proven } from './compile-aggregate.ts';
 import type { Window } from '../window.ts';
 import { rowSlices, rowsIn } from '../sources/slices.ts';
-
-const HOUR = 3_600_000_000n;
-const DAY = 24n * HOUR;
-/** 1970-01-05, the first Monday after the epoch: ISO weeks start there. */
-const MONDAY = 4n * DAY;
-
-const floorTo = (t: Instant, size: bigint, offset: bigint): Instant => t - ((((t - offset) % size) + size) % size);
-
-/** The start of the UTC calendar month or year holding `t` (years 0–99 are years, not 1900s). */
-function calendarFloor(t: Instant, interval: 'month' | 'year'): Instant {
-  const ms = Number(floorTo(t, 1000n, 0n) / 1000n);
-  const day = new Date(ms);
-  const start = new Date(0);
-  start.setUTCFullYear(day.getUTCFullYear(), interval === 'month' ? day.getUTCMonth() : 0, 1);
-  return BigInt(start.getTime()) * 1000n;
-}
-
-/** The start of the bucket holding `t`: where one statement's part of the window may end without splitting a bucket. */
-export function bucketFloor(t: Instant, interval: Exclude<Interval, 'all'>): Instant {
-  if (interval === 'hour') return floorTo(t, HOUR, 0n);
-  if (interval === 'day') return floorTo(t, DAY, 0n);
-  if (interval === 'week') return floorTo(t, 7n * DAY, MONDAY);
-  return calendarFloor(t, interval);
-}
+import { bucketFloor } from './buckets.ts';
 
 /**
  * The window in at most `n` consecutive parts of about equal rows over the listed partitions,
@@ -68,19 +45,19 @@ export function mergedSlices(w: Window, sources: Sources, n: number, interval: I
 const STEPS = 16;
 
 /**
- * The parts a connection each, run in turn: the first part's first `rows` or so alone first, when
+ * The parts in queues, a connection each, run in turn: the first part's first `rows` or so alone first, when
  * some of it is left. Their groups alone may already be too many to merge: the run then stops
  * before the others end.
  */
-export function probedLanes(parts: readonly Window[], sources: Sources, rows: number): Window[][] {
-  const lanes = parts.map((p) => [p]);
+export function probedQueues(parts: readonly Window[], sources: Sources, rows: number): Window[][] {
+  const queues = parts.map((p) => [p]);
   const first = parts[0];
   const total = first ? rowsIn(sources, first) : 0;
   const steps = total > 0 ? Math.ceil((STEPS * rows) / total) : STEPS;
-  if (!first || steps >= STEPS) return lanes;
+  if (!first || steps >= STEPS) return queues;
   const probe = { from: first.from, to: rowSlices(first, sources, STEPS)[steps]!.from };
-  if (probe.to > first.from && probe.to < first.to) lanes[0] = [probe, { from: probe.to, to: first.to }];
-  return lanes;
+  if (probe.to > first.from && probe.to < first.to) queues[0] = [probe, { from: probe.to, to: first.to }];
+  return queues;
 }
 
 /** The files of the partitions that overlap `w`. */

@@ -20,6 +20,27 @@ import { requestConnection } from '../engine/request-connection.ts';
 import { rowsIn } from '../sources/slices.ts';
 import { spooledGroups, spoolsGroups } from './spool/aggregate-spooled.ts';
 
+/*
+ * Aggregates: groups of a window's rows by time bucket and keys, with exact statistics.
+ *
+ * Glossary (one meaning each, in the whole of queries/):
+ * - bucket: the UTC hour, day, ISO week, month or year a row falls in (`all`: the window); its
+ *   start labels the group. Bucket time lives in buckets.ts alone.
+ * - group: one answer row: a bucket, the key values, the statistics.
+ * - part: a piece of the window run as one statement on one connection. Bucket-aligned parts'
+ *   groups are concatenated; parts cut inside a bucket share groups, which are merged
+ *   (aggregate-merge.ts). Which of the two a one-bucket window gets is remembered per shape
+ *   (aggregate-split-memo.ts: "split" is a window cut inside its buckets).
+ * - queue: the parts one connection runs in turn (aggregate-parts.ts); the first may be a probe,
+ *   the first rows alone, to learn early whether a merge would hold too many groups.
+ * - held groups: kept in DuckDB's results (or, few, in memory) until sent; spooled groups:
+ *   written to TEMP_DIR in the codec's bytes (spool/) and read back once.
+ * - facts: what the file checks found for every file read (FileFacts: sums wholly in the common
+ *   lane, positions inside the grid), so a statement may skip a test a row (`proven`).
+ * - lane, halves, limbs: the exact sums' terms (exact/exact-sum-sql.ts): a lane is a range of
+ *   binary exponents, a common-lane total travels as two 64-bit halves, rare lanes as limbs.
+ */
+
 export interface AggregateRequest extends ExtractRequest {
   window: Window;
   shape: AggregateShape;

@@ -25,7 +25,7 @@ export interface Lease {
 }
 
 /*
- * Two lanes. Interactive: a request before its first byte (checks, counts, a whole small window),
+ * Two priorities. Interactive: a request before its first byte (checks, counts, a whole small window),
  * served first. Bulk: the next group of a long extract already streaming, served only when no
  * interactive request waits, never on the last connection (kept for requests before their first
  * byte), and never on every bulk connection for one client: small windows are not starved behind
@@ -179,7 +179,7 @@ export class Engine {
     return connection ? this.lease(connection, null) : null;
   }
 
-  /** An idle connection for a group of `owner`'s streaming extract, within the bulk lane's shares, or null. */
+  /** An idle connection for a group of `owner`'s streaming extract, within the bulk priority's shares, or null. */
   tryAcquireBulk(owner: string): Lease | null {
     if (this.closed || this.waiters.length > 0 || !this.bulkMayTake(owner)) return null;
     const connection = this.idle.pop();
@@ -250,7 +250,7 @@ export class Engine {
     });
   }
 
-  /** Interactive waiters first; a bulk waiter only within the bulk lane's share. */
+  /** Interactive waiters first; a bulk waiter only within the bulk priority's share. */
   private giveBack(c: DuckDBConnection): void {
     if (this.closed) return;
     const interactive = this.waiters.shift();

@@ -59,6 +59,21 @@ export const mergedStat = (fn: string, i: number) => `${fn === 'count' ? 'sum' :
 /** Per row, for measure j: w (common lane) and z, the value where it is common and 0 (or NaN, from a non-finite value) where not. */
 const laneRowSql = (x: string, j: number): [string, string] => [`${commonSql(x)} AS w${j}`, `${x} * CAST(w${j} AS DOUBLE) AS z${j}`];
 
+/** A common-lane value's two 64-bit halves (hi, lo: see the top), each made an integer by `cast` (TRY_CAST: a NaN gives null). */
+function halvesSql(x: string, cast: 'CAST' | 'TRY_CAST'): [string, string] {
+  const hi = `floor(${x} * ${pow2('36')})`;
+  return [`${cast}(${hi} AS BIGINT)`, `${cast}(${x} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT)`];
+}
+
+/** The common lane's integer sum h of measure j, from its halves. */
+const laneSumSql = ([hi, lo]: [string, string], j: number) => `(sum(${hi})::HUGEINT * 4294967296 + sum(${lo})) AS h${j}`;
+
+/** The stats that are a count, minimum or maximum of a measure (a sum or mean comes from the lanes), by position; and each merged over partial groups. */
+function keptStats(shape: Stats): { stats: number[]; merging: string[] } {
+  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
+  return { stats, merging: stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i)) };
+}
+
 /**
  * One summed measure's aggregates over rows: its count, its finite values' count (d: the rest are
  * not finite), the common lane's integer sum (h) and the group's other finite values (v: rare ones
@@ -66,12 +81,11 @@ const laneRowSql = (x: string, j: number): [string, string] => [`${commonSql(x)}
  * adds nothing, and a NaN makes no integer (TRY_CAST: null, skipped, and not counted in d).
  */
 function laneSql(x: string, j: number): string[] {
-  const hi = `floor(z${j} * ${pow2('36')})`;
-  const halves = [`TRY_CAST(${hi} AS BIGINT)`, `TRY_CAST(z${j} * ${pow2('68')} - ${hi} * 4294967296.0 AS BIGINT)`];
+  const halves = halvesSql(`z${j}`, 'TRY_CAST');
   return [
     `count(${x})::DOUBLE AS c${j}`,
     `count(${halves[0]})::DOUBLE AS d${j}`,
-    `(sum(${halves[0]})::HUGEINT * 4294967296 + sum(${halves[1]})) AS h${j}`,
+    laneSumSql(halves, j),
     `list(${x}) FILTER (WHERE NOT w${j} AND isfinite(${x})) AS v${j}`,
   ];
 }
@@ -104,12 +118,11 @@ export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column
   const lanes = `SELECT ${by}, j, l, sum(${mantissaSql('x', 'l')}) AS o FROM (${rareSql(by, measures)}) GROUP BY ${by}, j, l`;
   const perLane = summed.map((_, j) => `string_agg(concat(j, ':', l, ':', o), ' ') FILTER (WHERE j = ${j}) AS o${j}`);
   const o = `o AS (SELECT ${[by, ...perLane].join(', ')} FROM (${lanes}) GROUP BY ${by})`;
-  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
-  const laneCols = summed.flatMap((_, j) => [`c${j}`, `d${j}`, `h${j}`]);
-  const statCols = stats.map((i) => `s${i}`);
   // Raw grid cells turned into cells share keys and are merged; other groups of p are the keys'
   // own, and a second GROUP BY of them cost a fifth of an hourly × station statement.
-  const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
+  const { stats, merging } = keptStats(shape);
+  const laneCols = summed.flatMap((_, j) => [`c${j}`, `d${j}`, `h${j}`]);
+  const statCols = stats.map((i) => `s${i}`);
   // Merged from raw cells, q is read by both branches of g: grouped once.
   const q = celled
     ? `q AS MATERIALIZED (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`), ...summed.map((_, j) => `bool_or(v${j} IS NOT NULL) AS e${j}`)].join(', ')} FROM p GROUP BY ${by})`
@@ -141,12 +154,10 @@ export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column
 function provenGroupsSql(keys: string[], shape: Stats, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
   const by = keys.join(', ');
   const measures = summed.map((m) => measureOf(m));
-  const hi = (x: string) => `floor(${x} * ${pow2('36')})`;
-  const lanes = measures.flatMap((x, j) => [`count(${x})::DOUBLE AS c${j}`, `(sum(CAST(${hi(x)} AS BIGINT))::HUGEINT * 4294967296 + sum(CAST(${x} * ${pow2('68')} - ${hi(x)} * 4294967296.0 AS BIGINT))) AS h${j}`]);
+  const lanes = measures.flatMap((x, j) => [`count(${x})::DOUBLE AS c${j}`, laneSumSql(halvesSql(x, 'CAST'), j)]);
   const grouped = `SELECT ${[by, 'count(*)::DOUBLE AS n', ...statSql(shape, measureOf), ...lanes].join(', ')} FROM r GROUP BY ${by}`;
   const celled = cells(`(${grouped})`);
-  const stats = shape.stats.flatMap((s, i) => ('fn' in s && s.fn !== 'sum' && s.fn !== 'mean' ? [i] : []));
-  const merging = stats.map((i) => mergedStat((shape.stats[i] as { fn: string }).fn, i));
+  const { stats, merging } = keptStats(shape);
   const q = celled ? `SELECT ${[by, 'sum(n) AS n', ...merging, ...summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(h${j}) AS h${j}`])].join(', ')} FROM (${celled}) GROUP BY ${by}` : grouped;
   const large = (j: number) => `coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false)`;
   const lanesOut = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`CASE WHEN NOT ${large(j)} THEN h${j} END`, j)]);

@@ -9,6 +9,21 @@ import { answerRendered } from './rendered-answer.ts';
 import { requestConnection } from '../engine/request-connection.ts';
 import { copyWholeWindow, fromMemory, wholeWindowPlan } from './whole-window.ts';
 
+/*
+ * Extracts: a window's rows, every one counted before the first byte and cut on a time boundary.
+ *
+ * Glossary:
+ * - way: how a response's rows are made (ExtractWay): from the rows cache, read into memory, from
+ *   the files' renderings, a whole window copied before answering, or streamed group by group.
+ * - group: the partitions of one ordered query, at most GROUP_ROWS rows (plan.ts); groups are
+ *   written ahead of a slow reader within EXTRACT_AHEAD_MB (write-ahead.ts).
+ * - whole window: one whose files hold no more rows than a group and ROW_LIMIT: neither counted
+ *   nor cut, written by COPY before the response starts, in slices side by side (whole-window.ts).
+ * - slice: a piece of a window of about equal rows, for one connection (sources/slices.ts).
+ * - cut and next: where a window past ROW_LIMIT ends, and where the client continues (plan.ts).
+ * - stored order: files whose rows are stored in order key are read without a sort (presorted).
+ */
+
 /**
  * Preflight and plan: every check runs and every row is counted before the first byte is sent.
  * Null when `req.isFresh` says the client already holds this version. Six ways out: fresh (304),

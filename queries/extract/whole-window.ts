@@ -1,6 +1,5 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Lease } from '../engine/engine.ts';
 import { PiecePool } from '../engine/piece-pool.ts';
 import type { CachedRows } from '../engine/rows-cache.ts';
 import type { Reservation, TempBudget } from '../engine/temp-budget.ts';
@@ -16,7 +15,7 @@ import type { ExtractContext } from '../renderings/rendered.ts';
 import { verifierOf } from '../sources/listed-files.ts';
 import { presorted, renderLater } from '../renderings/rendered.ts';
 import { pageVersion, type FileGroup } from './plan.ts';
-import { idleHelpers } from '../engine/request-connection.ts';
+import { sideBySide, withIdleHelpers } from '../engine/request-connection.ts';
 import { rowSlices, sliceCount } from '../sources/slices.ts';
 
 export interface WholeWindowPlan {
@@ -31,9 +30,8 @@ export interface WholeWindowCopy extends PreparedExtract<ExtractContext>, WholeW
 }
 
 interface Slices {
-  helpers: Lease[];
-  /** The request's own connection, then the helpers'. */
-  connections: DuckDBConnection[];
+  /** The request's own connection, then the idle ones borrowed for it. */
+  connections: readonly DuckDBConnection[];
   windows: (Window | null)[];
   files: string[];
 }
@@ -59,30 +57,28 @@ export function wholeWindowPlan(ctx: ExtractContext, req: ExtractRequest, source
  * connections, so a one-day extract uses the cores a one-year extract does.
  */
 export async function copyWholeWindow(w: WholeWindowCopy): Promise<Extract> {
-  const slices = takeSlices(w);
-  const returned = await writeSlices(w, slices);
+  const most = sliceCount(w.req.window, w.sources, w.ctx.connectionsPerExtract);
+  const { files, returned } = await withIdleHelpers(w.ctx.engine, w.connection, most, w.ctx.signal, async (connections) => {
+    const slices = takeSlices(w, connections);
+    return { files: slices.files, returned: await writeSlices(w, slices) };
+  });
   w.release();
   renderLater(w);
   const written = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
-  return (await admitToCache(w, slices.files, written)) ?? (await sendWritten(w, slices.files, written));
+  return (await admitToCache(w, files, written)) ?? (await sendWritten(w, files, written));
 }
 
 /** The request's connection and the idle ones the window is worth, one time slice (and file) each. */
-function takeSlices(w: WholeWindowCopy): Slices {
-  const helpers = idleHelpers(w.ctx.engine, sliceCount(w.req.window, w.sources, w.ctx.connectionsPerExtract) - 1);
-  const connections = [w.connection, ...helpers.map((h) => h.connection)];
+function takeSlices(w: WholeWindowCopy, connections: readonly DuckDBConnection[]): Slices {
   // Every row lies inside its partition (checked), so slicing only where window and partitions
   // overlap loses nothing and keeps a wide window over a little data from leaving slices empty.
   const windows = w.req.window ? rowSlices(w.req.window, w.sources, connections.length) : [null];
   const base = tempFileBase(w.ctx.tempDir);
-  return { helpers, connections, windows, files: windows.map((_, i) => `${base}-${i}.csv`) };
+  return { connections, windows, files: windows.map((_, i) => `${base}-${i}.csv`) };
 }
 
-/** The slices written and checked: the rows written. Their files are removed when anything fails; the helpers are given back. */
+/** The slices written and checked: the rows written. Their files are removed when anything fails. */
 async function writeSlices(w: WholeWindowCopy, slices: Slices): Promise<number> {
-  // The request's own connection is interrupted by prepareExtract on abort; the helpers here.
-  const interruptHelpers = () => slices.helpers.forEach((h) => h.connection.interrupt());
-  w.ctx.signal.addEventListener('abort', interruptHelpers);
   try {
     const returned = await copySlices(w, slices);
     await verifyWritten(w, returned);
@@ -90,9 +86,6 @@ async function writeSlices(w: WholeWindowCopy, slices: Slices): Promise<number> 
   } catch (e) {
     await removeAll(slices.files);
     throw e;
-  } finally {
-    w.ctx.signal.removeEventListener('abort', interruptHelpers);
-    for (const h of slices.helpers) h.release();
   }
 }
 
@@ -101,22 +94,11 @@ async function copySlices(w: WholeWindowCopy, { connections, windows, files }: S
   const select = FORMATS[w.req.format].rows;
   const order = w.group.presorted ? 'stored' : 'sort';
   // The first slice to fail says why; the others then fail with the interrupt it sent them.
-  let cause: { error: unknown } | null = null;
-  const copies = windows.map((slice, i) => {
-    const rows = compileRows({ spec: w.spec, files: w.group.files, select, from: slice?.from ?? null, to: slice?.to ?? null, order });
-    return copyInto(connections[i]!, compileCopy(rows, w.body.copy, files[i]!, w.ctx.tempDir)).catch((e: unknown) => {
-      cause ??= { error: e };
-      // One slice failed: the others are wasted work (their connections are still ours here).
-      connections.forEach((other, j) => j !== i && other.interrupt());
-      throw e;
-    });
+  const copied = await sideBySide(connections, windows.length, (c, i) => {
+    const rows = compileRows({ spec: w.spec, files: w.group.files, select, from: windows[i]?.from ?? null, to: windows[i]?.to ?? null, order });
+    return copyInto(c, compileCopy(rows, w.body.copy, files[i]!, w.ctx.tempDir));
   });
-  let returned = 0;
-  for (const settled of await Promise.allSettled(copies)) {
-    if (settled.status === 'rejected') throw (cause as { error: unknown } | null)?.error ?? settled.reason;
-    returned += settled.value;
-  }
-  return returned;
+  return copied.reduce((n, rows) => n + rows, 0);
 }
 
 /** `fromRenderings`: the rows are the files' renderings', not read from the files (see assertFilesUnchanged). */

@@ -26,7 +26,7 @@ const WATCH_MS = 10;
  * (a BIGINT is never quoted), the lines written to `target`. Null: the copy, or the copy and the
  * lines written so far, grew past the budget (stopped there); the copy is removed either way.
  */
-export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, target: string, order: RenderOrder = 'sort'): Promise<RenderedRows | null> {
+export async function writeCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch, target: string, order: RenderOrder): Promise<RenderedRows | null> {
   let [done, past] = [false, false];
   const look = async () => {
     const bytes = await stat(s.scratch).then((x) => x.size, () => 0);

@@ -7,6 +7,7 @@ import { ident } from '../sql/sql.ts';
 import { sinkFor, type ColumnSink } from '../encode/arrow-columns.ts';
 import { appendKeys, CHUNK_ROWS, Growing } from './render-columns.ts';
 import { filterFields, FilterIndexReader, type FilterIndex } from './render-filter.ts';
+import { firstNotBelow } from './render-records.ts';
 
 /**
  * One file's rows rendered once, in order-key order, as the response's COPY writes them (GeoJSON
@@ -50,7 +51,7 @@ export function keyedRows(spec: QuerySpec, file: string, select: RowSelect, extr
  * window of the file is sent in. Null: `hold`, told the bytes
  * written so far before each chunk, refused them (the file then holds part of the text).
  */
-export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string, hold: (bytes: number) => boolean, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
+export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string, hold: (bytes: number) => boolean, order: RenderOrder): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
   const out = await open(target, 'w');
   try {
     return await featureParts(c, spec, file, async (part, bytes) => hold(bytes) && (await out.writeFile(part), true), order);
@@ -60,7 +61,7 @@ export async function writeFeatures(c: DuckDBConnection, spec: QuerySpec, file: 
 }
 
 /** The file's Features a chunk at a time to `put` (with the bytes so far, this chunk's included); null once it answers false. */
-async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder = 'sort'): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
+async function featureParts(c: DuckDBConnection, spec: QuerySpec, file: string, put: (part: Buffer, bytes: number) => boolean | Promise<boolean>, order: RenderOrder): Promise<(RenderedRows & { index: FilterIndex | null }) | null> {
   const fields = filterFields(spec.descriptor);
   const q = keyedRows(spec, file, featureRows, fields, order);
   const result = await c.stream(q.sql, q.params);
@@ -101,13 +102,4 @@ function chunkFeatures(chunk: DuckDBDataChunk, sink: ColumnSink, offsets: Growin
 }
 
 /** First row whose key is ≥ `key` (keys ascending). */
-export function lowerBound(keys: BigInt64Array, key: bigint): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+export const lowerBound = (keys: BigInt64Array, key: bigint): number => firstNotBelow(0, keys.length, (i) => keys[i]! < key);

@@ -45,7 +45,7 @@ export function filterFields(d: DatasetDescriptor): string | null {
 }
 
 /** The file's filter columns read in the order its rendering holds its rows (the dataset's total order), a chunk at a time. */
-export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string, order: 'sort' | 'stored' = 'sort'): Promise<FilterIndex | null> {
+export async function readFilterIndex(c: DuckDBConnection, spec: QuerySpec, file: string, order: 'sort' | 'stored'): Promise<FilterIndex | null> {
   const fields = filterFields(spec.descriptor);
   if (!fields) return null;
   const q = compileRows({ spec, files: [file], select: () => ({ fields, join: '' }), from: null, to: null, order });

@@ -95,15 +95,18 @@ export const keyAt = (r: Records, i: number): bigint => r.bytes.readBigInt64LE(i
 /** Where the i-th record read's text starts; at `n`, the text's end (the file's last row read). */
 export const startAt = (r: Records, i: number): number => (i === r.n ? (r.end ?? Number.NaN) : r.bytes.readDoubleLE(i * r.record + 8));
 
-/** The first of records [lo, hi) read whose key is ≥ `key` (hi when none is). */
-export function lowerKey(r: Records, lo: number, hi: number, key: bigint): number {
+/** The first i in [lo, hi) at which `below(i)` is false (hi when none is), `below` being true and then false along the range. */
+export function firstNotBelow(lo: number, hi: number, below: (i: number) => boolean): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keyAt(r, mid) < key) lo = mid + 1;
+    if (below(mid)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
+
+/** The first of records [lo, hi) read whose key is ≥ `key` (hi when none is). */
+export const lowerKey = (r: Records, lo: number, hi: number, key: bigint): number => firstNotBelow(lo, hi, (i) => keyAt(r, i) < key);
 
 /** The filter columns of records [first, end) read, as an index of end − first rows. */
 export function indexOf(e: RenderedEntry, r: Records, first: number, end: number): FilterIndex {

@@ -15,6 +15,20 @@ export type { RenderedFormat } from './render-job.ts';
 
 export type { RenderPriority } from './render-queue.ts';
 
+/*
+ * Renderings: a file's rows rendered once as GeoJSON Features or CSV lines, kept on disk within
+ * RENDER_CACHE_MB, and served by byte range to any window of that file.
+ *
+ * Glossary:
+ * - rendering: one file's text in one format, followed by its records (render-records.ts).
+ * - record: a fixed-size entry a row: order key, offset of its text, and the filter index's
+ *   columns (position, coded text filters) when filters are indexed (render-filter.ts).
+ * - sparse keys: every STRIDE-th key kept in memory, which finds a window's bounds on disk.
+ * - job and queue: a rendering being made, and those waiting, by priority (asked, seen, quiet,
+ *   stock: render-queue.ts); the policy of which windows and files are rendered is rendered.ts.
+ * - disk: the renderings on disk and their budget (render-disk.ts), handles kept open for reads.
+ */
+
 /** A window's rows in renderings, and the bytes before its first row that are not sent (the first Feature's comma). */
 export type RenderedRead = RenderedRanges & { skip: number };
 

@@ -3,7 +3,6 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATIONS_DATASET, type DatasetDescriptor } from '../../datasets/index.ts';
 import { readChain, type Observation } from '../files/chain.ts';
 import { chooseCorrection, CorrectionStore, type PublishedModel } from '../files/corrections.ts';
-import type { Lease } from '../engine/engine.ts';
 import { DataParameterError, DatasetUnavailableError } from '../errors.ts';
 import type { FileChecker, FileFacts, FileVerdict } from '../files/check.ts';
 import { fingerprint } from '../files/footer.ts';
@@ -52,8 +51,8 @@ export interface CheckContext {
   nowMs: number;
   /** DuckDB forgets an interrupt sent between statements: each step checks the request is still wanted. */
   signal: AbortSignal;
-  /** Idle connections lent for checking many files at once; the caller's leases, released here. */
-  borrowIdle?: () => Lease[];
+  /** Runs `run` on the request's connection and the idle ones lent for checking many files at once (withIdleHelpers). */
+  fanOut?: <T>(own: DuckDBConnection, run: (connections: readonly DuckDBConnection[]) => Promise<T>) => Promise<T>;
   /** Folder listings kept while their folders are unchanged. */
   listings?: FolderListings;
   /** Published correction models (absent: read afresh). */
@@ -67,9 +66,7 @@ export interface CheckContext {
  */
 async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: readonly DataFile[]): Promise<(FileVerdict | undefined)[]> {
   const verdicts: (FileVerdict | undefined)[] = [];
-  const connections = [await ctx.connection()];
-  const helpers = files.length > 1 && ctx.borrowIdle ? ctx.borrowIdle() : [];
-  connections.push(...helpers.map((h) => h.connection));
+  const own = await ctx.connection();
   let next = 0;
   let failed = false;
   const worker = async (c: DuckDBConnection) => {
@@ -81,7 +78,8 @@ async function checkMissing(ctx: CheckContext, d: DatasetDescriptor, files: read
     }
   };
   // Every worker is awaited before the helpers go back: none is mid-statement then.
-  await Promise.allSettled(connections.map(worker)).finally(() => helpers.forEach((h) => h.release()));
+  const checkOn = async (connections: readonly DuckDBConnection[]) => void (await Promise.allSettled(connections.map(worker)));
+  await (files.length > 1 && ctx.fanOut ? ctx.fanOut(own, checkOn) : checkOn([own]));
   ctx.signal.throwIfAborted();
   return verdicts;
 }

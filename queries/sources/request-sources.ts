@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { idleHelpers } from '../engine/request-connection.ts';
+import { withIdleHelpers } from '../engine/request-connection.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import { resolveShapes } from '../sql/shape-filter.ts';
 import type { ExtractRequest, QueryContext } from './context.ts';
@@ -8,7 +8,7 @@ import { resolveSources, type Sources } from './preflight.ts';
 /** The files of the window listed, checked and fingerprinted (the stations' too when the response shows their points). */
 export function listSources(ctx: QueryContext, req: ExtractRequest, connection: () => Promise<DuckDBConnection>, needsStations: boolean): Promise<Sources> {
   return resolveSources(
-    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, borrowIdle: () => idleHelpers(ctx.engine, ctx.connectionsPerExtract - 1), listings: ctx.listings, corrections: ctx.corrections },
+    { dataDir: ctx.dataDir, checker: ctx.checker, connection, nowMs: ctx.nowMs, signal: ctx.signal, fanOut: (own, run) => withIdleHelpers(ctx.engine, own, ctx.connectionsPerExtract, ctx.signal, run), listings: ctx.listings, corrections: ctx.corrections },
     { descriptor: req.descriptor, window: req.window, folderValue: req.folderValue, needsStations, correction: correctionAsked(req) },
   );
 }

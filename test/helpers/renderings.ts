@@ -96,7 +96,7 @@ export function windowRows(keys: BigInt64Array, from: bigint | null, to: bigint 
 
 /** The file's Features as a rendering writes them (in DuckDB's sort), read back from `target`. */
 export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file: string, target: string): Promise<RenderedText> {
-  const rows = (await writeFeatures(c, spec, file, target, () => true))!;
+  const rows = (await writeFeatures(c, spec, file, target, () => true, 'sort'))!;
   return { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
 }
 
@@ -104,7 +104,7 @@ export async function renderFeatures(c: DuckDBConnection, spec: QuerySpec, file:
 export async function renderCsv(c: DuckDBConnection, spec: QuerySpec, file: string, s: CsvScratch): Promise<RenderedText | null> {
   const target = `${s.scratch}.text`;
   try {
-    const rows = await writeCsv(c, spec, file, s, target);
+    const rows = await writeCsv(c, spec, file, s, target, 'sort');
     return rows && { keys: rows.keys, offsets: rows.offsets, text: await readFile(target) };
   } finally {
     await rm(target, { force: true });

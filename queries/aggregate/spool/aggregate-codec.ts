@@ -1,4 +1,4 @@
-import type { AggregateColumn, AggregateGeometry, AggregateRow } from '../aggregate-rows.ts';
+import { cellPolygon, type AggregateColumn, type AggregateGeometry, type AggregateRow } from '../aggregate-rows.ts';
 
 /**
  * Groups as bytes for a temp file, and back, exactly: each row is its length (u32), then its
@@ -106,10 +106,7 @@ export function readRows(columns: readonly AggregateColumn[], bytes: Buffer, at:
     const tag = view.getUint8(p++);
     let geometry: AggregateGeometry = null;
     if (tag === GEOMETRY.point) geometry = { type: 'Point', coordinates: [numberAt(view, p)!, numberAt(view, p + 8)!] };
-    if (tag === GEOMETRY.cell) {
-      const [w, s, e, n] = [numberAt(view, p)!, numberAt(view, p + 8)!, numberAt(view, p + 16)!, numberAt(view, p + 24)!];
-      geometry = { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
-    }
+    if (tag === GEOMETRY.cell) geometry = cellPolygon(numberAt(view, p)!, numberAt(view, p + 8)!, numberAt(view, p + 16)!, numberAt(view, p + 24)!);
     rows.push({ values, geometry });
     at = at + 4 + view.getUint32(at, true);
   }

@@ -8,6 +8,7 @@ import type { Instant } from '../../instant.ts';
 import { RowWriter } from './aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from '../aggregate-rows.ts';
 import { tempFileBase } from '../../encode/copy-stream.ts';
+import { addToRuns, type BucketRun } from '../buckets.ts';
 
 /** Where a spool lives and what it may take: TEMP_DIR's own folder and budget, the request's signal. */
 export interface SpoolPlace {
@@ -23,7 +24,7 @@ export type ChunkVisitor = (names: readonly string[]) => (chunk: DuckDBDataChunk
 export interface SpooledPart {
   path: string;
   rows: number;
-  runs: [Instant, number][];
+  runs: BucketRun[];
 }
 
 /** Temp space is reserved for a spool in steps of this size as it grows. */
@@ -135,7 +136,7 @@ export async function spoolChunks(names: readonly string[], next: () => Promise<
       // Each group written as it is read: none outlives its turn, so the garbage stays young.
       reader(chunk, (row) => {
         writer.write(row);
-        countRun(part.runs, row.values[0] as Instant);
+        addToRuns(part.runs, row.values[0] as Instant);
         part.rows++;
       });
       const bytes = writer.take();
@@ -153,8 +154,3 @@ async function writeAll(out: FileHandle, bytes: Uint8Array): Promise<void> {
   for (let at = 0; at < bytes.length; ) at += (await out.write(bytes, at, bytes.length - at)).bytesWritten;
 }
 
-function countRun(runs: [Instant, number][], bucket: Instant): void {
-  const last = runs.at(-1);
-  if (last && last[0] === bucket) last[1]++;
-  else runs.push([bucket, 1]);
-}

@@ -12,8 +12,9 @@ import { rowsIn } from '../../sources/slices.ts';
 import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
 import { readSpool } from './aggregate-spool-read.ts';
 import type { QueryContext } from '../../sources/context.ts';
-import { idleHelpers } from '../../engine/request-connection.ts';
+import { sideBySide, withIdleHelpers } from '../../engine/request-connection.ts';
 import { mergedIfWorthIt, rememberRate, shapeKey } from '../aggregate-split-memo.ts';
+import { bucketRuns } from '../buckets.ts';
 
 /** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
 export const SPOOL_ROWS = 20_000;
@@ -45,18 +46,6 @@ export interface HeldParts {
 /** Whether a window's groups are spooled (at least `from` rows; 0: never) or held (fewer). */
 export const spoolsGroups = (sources: Sources, w: Window, from = SPOOL_ROWS): boolean => from > 0 && rowsIn(sources, w) >= from;
 
-/** The parts' runs of groups per bucket, in order, a bucket's runs in adjacent parts joined. */
-function* partRuns(parts: readonly (SpooledPart | null)[]): Generator<[Instant, number]> {
-  let run: [Instant, number] | null = null;
-  for (const [bucket, groups] of parts.flatMap((p) => p?.runs ?? [])) {
-    if (run?.[0] === bucket) run[1] += groups;
-    else {
-      if (run) yield run;
-      run = [bucket, groups];
-    }
-  }
-  if (run) yield run;
-}
 
 /** Groups before part `i`, once every part before it is spooled (null until then). */
 function before(parts: readonly (SpooledPart | null | undefined)[], i: number): number | null {
@@ -75,39 +64,26 @@ function before(parts: readonly (SpooledPart | null | undefined)[], i: number): 
  * part to fail says why and interrupts the others.
  */
 async function spoolParts(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, done: SpooledPart[], windows: readonly Window[]): Promise<(SpooledPart | null)[]> {
-  const helpers = idleHelpers(ctx.engine, Math.min(windows.length, ctx.connectionsPerExtract) - 1);
-  const connections = [c, ...helpers.map((h) => h.connection)];
-  // The request's own connection is interrupted by requestConnection on abort; the helpers here.
-  const interrupt = () => helpers.forEach((h) => h.connection.interrupt());
-  ctx.signal.addEventListener('abort', interrupt);
-  const parts: (SpooledPart | null | undefined)[] = [...done, ...windows.map(() => undefined)];
-  let [next, failed] = [0, false];
-  const work = async (connection: DuckDBConnection) => {
-    while (next < windows.length && !failed) {
-      // No part starts once the client has gone.
-      ctx.signal.throwIfAborted();
-      const i = next++;
-      const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
-      parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
-    }
-  };
-  try {
-    const settled = await Promise.allSettled(
-      connections.map((x) =>
-        work(x).catch((e: unknown) => {
-          if (!failed) connections.forEach((other) => other !== x && other.interrupt());
-          failed = true;
-          throw e;
-        }),
-      ),
-    );
-    const failure = settled.find((s) => s.status === 'rejected');
-    if (failure) throw failure.reason;
+  return withIdleHelpers(ctx.engine, c, Math.min(windows.length, ctx.connectionsPerExtract), ctx.signal, async (connections) => {
+    const parts: (SpooledPart | null | undefined)[] = [...done, ...windows.map(() => undefined)];
+    let [next, failed] = [0, false];
+    const work = async (connection: DuckDBConnection) => {
+      try {
+        while (next < windows.length && !failed) {
+          // No part starts once the client has gone.
+          ctx.signal.throwIfAborted();
+          const i = next++;
+          const skip = (before(parts, done.length + i) ?? 0) > q.rowLimit;
+          parts[done.length + i] = skip ? null : await spoolWindow(connection, q, spool, windows[i]!);
+        }
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    };
+    await sideBySide(connections, connections.length, work);
     return parts.map((p) => p ?? null);
-  } finally {
-    ctx.signal.removeEventListener('abort', interrupt);
-    helpers.forEach((h) => h.release());
-  }
+  });
 }
 
 /** One window's statement (null: no file in it). */
@@ -182,7 +158,7 @@ export async function spooledGroups(ctx: QueryContext, c: DuckDBConnection, q: S
       dispose();
       return parts;
     }
-    const decided = cutOfRuns(partRuns(parts), q.rowLimit, q.window.to);
+    const decided = cutOfRuns(bucketRuns(parts.flatMap((p) => p?.runs ?? [])), q.rowLimit, q.window.to);
     if (decided.returned <= HELD_GROUPS) {
       const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
       dispose();

@@ -3,10 +3,9 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { CELL_SIZES, cellEdge, cellHundredths, type AggregateShape } from '../../../queries/aggregate/aggregate-shape.ts';
-import { calendarStarts, cellKeySql, guessSql, rawCellSql } from '../../../queries/aggregate/aggregate-keys.ts';
+import { cellKeySql, guessSql, rawCellSql } from '../../../queries/aggregate/aggregate-keys.ts';
 import { aggregateColumns, compileAggregate } from '../../../queries/aggregate/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/aggregate/aggregate-rows.ts';
-import { ALL_TIME } from '../../../queries/window.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
 import { at, openDuck, spec } from '../sql/compile-fixtures.ts';
@@ -70,16 +69,6 @@ describe('grid cells', () => {
     for (let i = 0; i < result.chunkCount; i++) for (const g of read(result.getChunk(i))) got.set(`${g.values[1]},${g.values[2]}`, g.values[3] as number);
     expect(got).toEqual(expected);
     expect(expected.get('null,null')).toBeGreaterThan(0);
-  });
-});
-
-describe('calendar bucket starts', () => {
-  it('lists the starts that meet the window, the first at or before it, and none for windows of too many or beyond a calendar', () => {
-    expect(calendarStarts({ from: at('2024-02-29T12:00:00Z'), to: at('2024-04-01') }, 'month')).toEqual([at('2024-02-01'), at('2024-03-01')]);
-    expect(calendarStarts({ from: at('0099-12-31T23:59:59.999999Z'), to: at('0100-01-01T00:00:00.000001Z') }, 'year')).toEqual([at('0099-01-01'), at('0100-01-01')]);
-    expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01') }, 'year')).toHaveLength(256);
-    expect(calendarStarts({ from: at('2000-01-01'), to: at('2256-01-01T00:00:00.000001Z') }, 'year')).toBeNull();
-    expect(calendarStarts(ALL_TIME, 'year')).toBeNull();
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sources } from '../../../queries/sources/preflight.ts';
 import { formatInstant, parseInstant } from '../../../queries/instant.ts';
-import { bucketFloor, bucketSlices, filesIn, mergedSlices, probedLanes } from '../../../queries/aggregate/aggregate-slices.ts';
+import { bucketSlices, filesIn, mergedSlices, probedQueues } from '../../../queries/aggregate/aggregate-slices.ts';
 
 const at = (text: string) => parseInstant(text)!;
 const DAY = 86_400_000_000n;
@@ -18,15 +18,7 @@ function sources(first: string, days: number): Sources {
 const text = (ws: { from: bigint; to: bigint }[]) => ws.map((w) => `${formatInstant(w.from)}/${formatInstant(w.to)}`);
 
 describe('a window in bucket-aligned parts', () => {
-  it('floors to the UTC hour, day, ISO Monday, month and year, before 1970 too', () => {
-    const t = at('2024-03-06T13:45:12.5Z');
-    expect(['hour', 'day', 'week', 'month', 'year'].map((i) => formatInstant(bucketFloor(t, i as 'hour')))).toEqual([
-      '2024-03-06T13:00:00Z', '2024-03-06T00:00:00Z', '2024-03-04T00:00:00Z', '2024-03-01T00:00:00Z', '2024-01-01T00:00:00Z',
-    ]);
-    expect(formatInstant(bucketFloor(at('1969-12-31T23:59:59.999999Z'), 'week'))).toBe('1969-12-29T00:00:00Z');
-    expect(formatInstant(bucketFloor(at('0050-07-04T00:00:00Z'), 'year'))).toBe('0050-01-01T00:00:00Z');
-  });
-
+  // Flooring is tested in buckets.test.ts.
   it('cuts only on bucket starts, covering the window once, in order', () => {
     const w = { from: at('2024-02-10T06:00:00Z'), to: at('2024-04-20T00:00:00Z') };
     const s = sources('2024-02-10', 70);
@@ -92,11 +84,11 @@ describe('parts cut inside a bucket, with a first piece alone first', () => {
     const s = counted('2025-01-01', [16_000, 16_000, 16_000, 16_000]);
     const parts = mergedSlices(w, s, 2, 'all')!;
     // The first part's 32,000 rows: 4,000 are two sixteenths (6 hours of the first day), 5,000 three.
-    expect(probedLanes(parts, s, 4_000).map(text)).toEqual([['2025-01-01T00:00:00Z/2025-01-01T06:00:00Z', '2025-01-01T06:00:00Z/2025-01-03T00:00:00Z'], ['2025-01-03T00:00:00Z/2025-01-05T00:00:00Z']]);
-    expect(text(probedLanes(parts, s, 5_000)[0]!)).toEqual(['2025-01-01T00:00:00Z/2025-01-01T09:00:00Z', '2025-01-01T09:00:00Z/2025-01-03T00:00:00Z']);
+    expect(probedQueues(parts, s, 4_000).map(text)).toEqual([['2025-01-01T00:00:00Z/2025-01-01T06:00:00Z', '2025-01-01T06:00:00Z/2025-01-03T00:00:00Z'], ['2025-01-03T00:00:00Z/2025-01-05T00:00:00Z']]);
+    expect(text(probedQueues(parts, s, 5_000)[0]!)).toEqual(['2025-01-01T00:00:00Z/2025-01-01T09:00:00Z', '2025-01-01T09:00:00Z/2025-01-03T00:00:00Z']);
     // Nothing left of the first part after its first piece (fifteen sixteenths at most): the parts alone.
-    expect(probedLanes(parts, s, 32_000)).toEqual(parts.map((p) => [p]));
-    expect(probedLanes(parts, s, 31_000)).toEqual(parts.map((p) => [p]));
-    expect(probedLanes(parts, s, 29_000)[0]).toHaveLength(2);
+    expect(probedQueues(parts, s, 32_000)).toEqual(parts.map((p) => [p]));
+    expect(probedQueues(parts, s, 31_000)).toEqual(parts.map((p) => [p]));
+    expect(probedQueues(parts, s, 29_000)[0]).toHaveLength(2);
   });
 });

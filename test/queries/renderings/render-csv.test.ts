@@ -121,7 +121,7 @@ describe('CSV lines rendered once: the bytes of the response\'s COPY', () => {
     const dataDir = await writeBulkHotspotDays(1);
     const file = path.join(dataDir, 'hotspots/date=2025-08-01/a.parquet');
     const fds = () => readdirSync('/proc/self/fd').length;
-    const render = () => writeCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, `scratch-${copies++}`), dir: work, hold: () => true }, path.join(work, 'gone', 'lines'));
+    const render = () => writeCsv(c, spec(hotspots, dataDir, {}), file, { scratch: path.join(work, `scratch-${copies++}`), dir: work, hold: () => true }, path.join(work, 'gone', 'lines'), 'sort');
     await expect(render()).rejects.toThrow(/ENOENT/);
     const before = fds();
     for (let i = 0; i < 5; i++) await expect(render()).rejects.toThrow(/ENOENT/);

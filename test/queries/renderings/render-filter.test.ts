@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { writeFeatures } from '../../../queries/renderings/render-file.ts';
@@ -40,7 +41,7 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'render-filter-'));
   dataDir = path.join(work, 'data');
   file = await writeEdgeFile(c, dataDir, hotspots, 7);
-  apart = await readFilterIndex(c, spec(hotspots, dataDir, {}), file);
+  apart = await readFilterIndex(c, spec(hotspots, dataDir, {}), file, 'sort');
   const keep = (r: RenderedText, index: FilterIndex | null) =>
     Promise.all(
       STRIDES.map(async (stride) => {
@@ -50,7 +51,7 @@ beforeAll(async () => {
       }),
     );
   // The Features with their index read in the same pass, as renderings are made; the CSV's index read apart, as for CSV renderings.
-  const written = (await writeFeatures(c, spec(hotspots, dataDir, {}), file, path.join(work, 'features'), () => true))!;
+  const written = (await writeFeatures(c, spec(hotspots, dataDir, {}), file, path.join(work, 'features'), () => true, 'sort'))!;
   withFeatures = written.index;
   const features = { keys: written.keys, offsets: written.offsets, text: await readFile(path.join(work, 'features')) };
   keys = [...new Set(features.keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -141,6 +142,41 @@ describe('filtered windows from a rendering\'s index: the rows DuckDB keeps, byt
         }
       }
     }
+  });
+
+  // The index re-states the SQL's filters in JavaScript: besides the cases above, random filters
+  // built from the file's own values, the edges around them and hostile doubles, compared with the
+  // rows DuckDB's WHERE keeps (seeded: the same cases every run).
+  it('random boxes and country lists, alone and together: the index keeps the rows the SQL keeps', async () => {
+    const present = (await c.runAndReadAll(`SELECT DISTINCT country, latitude, longitude FROM read_parquet('${file}')`)).getRowObjects();
+    const texts = [...new Set(present.map((r) => r.country).filter((v): v is string => typeof v === 'string')), '', 'ZZ', 'pt'];
+    const coordinates = present.flatMap((r) => [r.latitude, r.longitude]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const edge = fc.oneof(
+      fc.constantFrom(...coordinates),
+      fc.constantFrom(...coordinates).map((v) => v + Number.EPSILON * Math.max(1, Math.abs(v))),
+      fc.constantFrom(-Infinity, Infinity, -180, 180, -90, 90, 0, -0, 1e-7, -1e-300, 170, -170),
+      fc.double({ min: -200, max: 200, noNaN: true }),
+    );
+    const boxFilter = fc.tuple(edge, edge, edge, edge).map(([a, b, x, y]): RowFilter => box(a, Math.min(b, y), x, Math.max(b, y)));
+    const countryFilter = fc.oneof(
+      fc.constantFrom(...texts).map((value): RowFilter => ({ kind: 'equals', column: 'country', value })),
+      fc.uniqueArray(fc.constantFrom(...texts), { minLength: 1, maxLength: 4 }).map((values): RowFilter => ({ kind: 'anyOf', column: 'country', values })),
+    );
+    const filters = fc.oneof(fc.tuple(boxFilter), fc.tuple(countryFilter), fc.tuple(boxFilter, countryFilter), fc.tuple(countryFilter, boxFilter, boxFilter));
+    const windows = WINDOWS();
+    let kept = 0;
+    await fc.assert(
+      fc.asyncProperty(filters, fc.nat(windows.length - 1), async (f, w) => {
+        const [from, to] = windows[w]!;
+        const want = await expected('csv', f, from, to);
+        const got = await fromIndex('csv', f, from, to, STRIDES[1]!);
+        kept += want.returned > 0 ? 1 : 0;
+        expect(got.returned).toBe(want.returned);
+        expect(got.bytes.equals(want.bytes)).toBe(true);
+      }),
+      { seed: 47, numRuns: 80 },
+    );
+    expect(kept).toBeGreaterThan(10);
   });
 
   it('the filters keep some rows and drop others, so the comparison means something', async () => {
