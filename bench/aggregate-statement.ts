@@ -15,7 +15,7 @@ import { FileChecker, type FileFacts } from '../queries/files/check.ts';
 import { listDatasetFiles } from '../queries/files/partitions.ts';
 import { parseInstant } from '../queries/instant.ts';
 import { compileAggregate } from '../queries/aggregate/compile-aggregate.ts';
-import { provenFor } from '../queries/aggregate/aggregate-slices.ts';
+import { factsFor } from '../queries/aggregate/aggregate-slices.ts';
 import { parseAggregateQuery } from '../server/aggregate-params.ts';
 import { AGGREGATE_CASES } from './aggregate-scenario.ts';
 import { listParquet, readParquetSql, windowWhere } from './data.ts';
@@ -60,7 +60,7 @@ try {
     }
     const paths = files.map((f) => f.path);
     const spec = { descriptor: d, dataDir, filters: q.filters, params: q.params, stationFiles: null };
-    const statement = (known: boolean) => compileAggregate({ spec, files: paths, window: w, shape, limit: 10_000_000, proven: known ? provenFor({ factsByFile }, paths) : undefined });
+    const statement = (known: boolean) => compileAggregate({ spec, files: paths, window: w, shape, limit: 10_000_000, facts: known ? factsFor({ factsByFile }, paths) : undefined });
     const reference = await best(c, k.reference(readParquetSql(await listParquet(dataDir, k.dataset)), (column) => windowWhere(column, window)));
     const tested = statement(false);
     const known = statement(true);

@@ -1,10 +1,10 @@
 import type { DuckDBConnection, DuckDBMaterializedResult } from '@duckdb/node-api';
 import type { Sources } from '../sources/preflight.ts';
 import type { AggregateShape } from './aggregate-shape.ts';
-import { compileAggregate, type Proven } from './compile-aggregate.ts';
+import { compileAggregate, type FilesFacts } from './compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
-import { bucketSlices, filesIn, mergedSlices, probedQueues, provenFor } from './aggregate-slices.ts';
+import { bucketSlices, filesIn, mergedSlices, probedQueues, factsFor } from './aggregate-slices.ts';
 import { splitStopped } from './aggregate-split-memo.ts';
 import type { QueryContext } from '../sources/context.ts';
 import { sideBySide, withIdleHelpers } from '../engine/request-connection.ts';
@@ -19,9 +19,9 @@ export interface PartsRequest {
 }
 
 /** One part's groups, held by DuckDB until they are sent (at most `most` + 1: enough to see a cut, or that there are more). */
-async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number; proven: Proven }): Promise<DuckDBMaterializedResult | null> {
+async function runAggregate(c: DuckDBConnection, spec: QuerySpec, files: readonly string[], q: { window: Window; labels?: Window; shape: AggregateShape; most: number; facts: FilesFacts }): Promise<DuckDBMaterializedResult | null> {
   if (files.length === 0) return null;
-  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1, proven: q.proven });
+  const compiled = compileAggregate({ spec, files, window: q.window, labels: q.labels, shape: q.shape, limit: q.most + 1, facts: q.facts });
   return c.run(compiled.sql, compiled.params);
 }
 
@@ -101,7 +101,7 @@ export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: Que
     const labels = planned.merged ? req.window : undefined;
     const part: Part = (x, w) => {
       const files = filesIn(sources, w);
-      return runAggregate(x, spec, files, { window: w, labels, shape: req.shape, most, proven: provenFor(sources, files) });
+      return runAggregate(x, spec, files, { window: w, labels, shape: req.shape, most, facts: factsFor(sources, files) });
     };
     const givesUp = planned.merged && most < req.rowLimit;
     const run = await runQueues(connections, planned.queues, part, ctx.signal, (r) => givesUp && r.rowCount > most);

@@ -4,7 +4,7 @@ import type { AggregateColumns } from './compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
 import { COMMON_LANE } from '../exact/exact-sum-sql.ts';
 import { columnReader, type ColumnReader } from '../encode/vector-reader.ts';
-import { exactDouble, exactMean, laneTotals, splitDouble, splitMean, type ExactValue, type LaneTotal } from '../exact/exact-sum.ts';
+import { exactDouble, exactMean, laneTotals, pairDouble, pairMean, type ExactValue, type LaneTotal } from '../exact/exact-sum.ts';
 
 /** How a column's values are written: a bucket start, text, a whole number or a double. */
 export type AggregateColumnType = 'time' | 'text' | 'integer' | 'double';
@@ -95,8 +95,8 @@ export interface PartialGroup {
   lon: number | null;
 }
 
-/** The exponent of a split total's unit. */
-const SPLIT_EXPONENT = COMMON_LANE - 52;
+/** The exponent of a paired total's unit. */
+const PAIR_EXPONENT = COMMON_LANE - 52;
 
 /**
  * A sum's or mean's value, rounded once here: null over no value, and with a NaN or an infinity
@@ -107,12 +107,12 @@ const SPLIT_EXPONENT = COMMON_LANE - 52;
 function summedValue(fn: 'sum' | 'mean', count: number, nonFinite: number, total: LaneTotal): number | null {
   if (count === 0 || nonFinite > 0) return null;
   if ('scaled' in total) return finiteOrNull(fn === 'sum' ? exactDouble(total) : exactMean(total, count));
-  return splitValue(fn, count, total.high, total.low);
+  return pairValue(fn, count, total.high, total.low);
 }
 
-/** summedValue of a split total (at SPLIT_EXPONENT) given as its two numbers: no object made. */
-const splitValue = (fn: 'sum' | 'mean', count: number, high: number, low: number): number | null =>
-  finiteOrNull(fn === 'sum' ? splitDouble(high, low, SPLIT_EXPONENT) : splitMean(high, low, SPLIT_EXPONENT, count));
+/** summedValue of a paired total (at PAIR_EXPONENT) given as its two numbers: no object made. */
+const pairValue = (fn: 'sum' | 'mean', count: number, high: number, low: number): number | null =>
+  finiteOrNull(fn === 'sum' ? pairDouble(high, low, PAIR_EXPONENT) : pairMean(high, low, PAIR_EXPONENT, count));
 
 /** A stat's value: DuckDB's for counts, minima and maxima (not finite: null, as every format writes it, and a cached answer kept as JSON could hold nothing else; -0 is 0); exact sums and means rounded once here. */
 function statValue(g: PartialGroup, p: Plan, i: number): number | null {
@@ -136,15 +136,15 @@ function statAt(at: At, p: Plan, i: number, listed: ExactValue[] | null): number
   const nonFinite = Number(at(l.f));
   const high = at(l.t);
   if (high === null || high === undefined) return summedValue(fn, count, nonFinite, listed?.[lane] ?? NO_TOTAL);
-  return count === 0 || nonFinite > 0 ? null : splitValue(fn, count, high as number, at(l.u) as number);
+  return count === 0 || nonFinite > 0 ? null : pairValue(fn, count, high as number, at(l.u) as number);
 }
 
-/** Each lane's exact total: split in two doubles at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
+/** Each lane's exact total: a pair of doubles at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
 function totalsOf(at: At, p: Plan): LaneTotal[] {
   const listed = listedOf(at, p);
   return p.lanes.map((lane, j) => {
     const high = at(lane.t);
-    return high === null || high === undefined ? (listed?.[j] ?? NO_TOTAL) : { high: high as number, low: at(lane.u) as number, exponent: SPLIT_EXPONENT };
+    return high === null || high === undefined ? (listed?.[j] ?? NO_TOTAL) : { high: high as number, low: at(lane.u) as number, exponent: PAIR_EXPONENT };
   });
 }
 

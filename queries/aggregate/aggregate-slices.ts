@@ -1,7 +1,7 @@
 import type { Sources } from '../sources/preflight.ts';
 import type { Instant } from '../instant.ts';
 import type { Interval } from './aggregate-shape.ts';
-import type { Proven } from './compile-aggregate.ts';
+import type { FilesFacts } from './compile-aggregate.ts';
 import type { Window } from '../window.ts';
 import { rowSlices, rowsIn } from '../sources/slices.ts';
 import { bucketFloor } from './buckets.ts';
@@ -65,7 +65,7 @@ export const filesIn = (sources: Sources, w: Window): string[] =>
   sources.partitions.filter((p) => p.start < w.to && p.end > w.from).flatMap((p) => p.files.map((f) => f.path));
 
 /** What holds for every one of `files` (FileFacts): nothing when any was not inspected. */
-export function provenFor(sources: Pick<Sources, 'factsByFile'>, files: readonly string[]): Proven {
+export function factsFor(sources: Pick<Sources, 'factsByFile'>, files: readonly string[]): FilesFacts {
   const facts = files.map((f) => sources.factsByFile?.get(f));
   if (facts.length === 0 || facts.some((x) => x === undefined)) return { common: new Set(), inGrid: false };
   const known = facts as NonNullable<(typeof facts)[number]>[];

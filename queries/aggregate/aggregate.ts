@@ -35,10 +35,13 @@ import { spooledGroups, spoolsGroups } from './spool/aggregate-spooled.ts';
  *   the first rows alone, to learn early whether a merge would hold too many groups.
  * - held groups: kept in DuckDB's results (or, few, in memory) until sent; spooled groups:
  *   written to TEMP_DIR in the codec's bytes (spool/) and read back once.
- * - facts: what the file checks found for every file read (FileFacts: sums wholly in the common
- *   lane, positions inside the grid), so a statement may skip a test a row (`proven`).
- * - lane, halves, limbs: the exact sums' terms (exact/exact-sum-sql.ts): a lane is a range of
- *   binary exponents, a common-lane total travels as two 64-bit halves, rare lanes as limbs.
+ * - facts: what the file checks found of a file (FileFacts: measures wholly in the common lane,
+ *   positions inside the grid); FilesFacts: those that hold for every file a statement reads,
+ *   which spare the statement a test a row.
+ * - lane, halves, pair, limbs: the exact sums' terms (exact/exact-sum-sql.ts): a lane is a range
+ *   of binary exponents; the common lane is summed in a statement as two 64-bit halves and its
+ *   total sent as a pair of exact doubles; a group with rare lanes, or a total past 2^92, sends
+ *   every lane's total as text (limbs).
  */
 
 export interface AggregateRequest extends ExtractRequest {

@@ -16,12 +16,12 @@ export interface AggregateQuery {
   shape: AggregateShape;
   /** Most groups returned (the caller asks for one more than it sends, to see a cut). */
   limit: number;
-  /** What every file of `files` was found to be (FileFacts, all files at once); absent: nothing known. */
-  proven?: Proven;
+  /** What every file of `files` was found to be (their FileFacts, all at once); absent: nothing known. */
+  facts?: FilesFacts;
 }
 
-/** Facts that hold for every file a statement reads: measures wholly in the common lane, and positions all inside the grid. */
-export interface Proven {
+/** The facts (FileFacts) that hold for every file a statement reads: measures wholly in the common lane, and positions all inside the grid. */
+export interface FilesFacts {
   common: ReadonlySet<string>;
   inGrid: boolean;
 }
@@ -78,7 +78,7 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const measures = [...new Set(shape.stats.flatMap((s) => ('fn' in s ? [s.column] : [])))];
   const measureOf = (column: string) => `m${measures.indexOf(column)}`;
   const bucket = bucketSql(shape.interval, `t.${ident(d.time.column)}`, bind, q.labels ?? q.window);
-  const keys = shape.keys.map((k, i) => keySql(spec, k, i, shape.cellHundredths, q.proven?.inGrid ?? false));
+  const keys = shape.keys.map((k, i) => keySql(spec, k, i, shape.cellHundredths, q.facts?.inGrid ?? false));
   const where = compileWhere(spec, q.window.from, q.window.to, params);
   // The measures as the data endpoint serves them: corrected by the request's model, if any (raw otherwise).
   const values = measures.map((m, i) => `${correctedValue(d, spec.correction ?? null, m, (name) => `t.${ident(name)}`, bind)} AS m${i}`);
@@ -94,8 +94,8 @@ export function compileAggregate(q: AggregateQuery): Compiled {
   const celled = cells(`(${plain})`);
   const g = `g AS (${celled ? `SELECT ${[by, 'sum(n) AS n', ...merged].join(', ')} FROM (${celled}) GROUP BY ${by}` : plain})`;
   // Facts are of the stored values: a corrected series' values are others.
-  const tested = spec.correction || !cols.summed.every((m) => q.proven?.common.has(m));
-  const groups = cols.summed.length ? summedGroupsSql(['b', ...cols.keys], shape, measureOf, cols.summed, cells, !tested) : [g];
+  const allCommon = !spec.correction && cols.summed.every((m) => q.facts?.common.has(m));
+  const groups = cols.summed.length ? summedGroupsSql(['b', ...cols.keys], shape, measureOf, cols.summed, cells, allCommon) : [g];
   const stationKey = shape.keys.findIndex((k) => k.kind === 'station');
   const join = cols.stations ? ` LEFT JOIN (${stationPoints({ ...spec, stationFiles: spec.stationFiles ?? [] })}) AS s ON s.sid = g.k${stationKey}` : '';
   const select = ['g.*', ...(cols.stations ? ['s.lat', 's.lon'] : [])].join(', ');

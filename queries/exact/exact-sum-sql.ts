@@ -12,8 +12,8 @@ interface Stats {
  * both exact, as scaling a double by a power of two and subtracting two that differ by a small
  * whole number are), which DuckDB adds far faster than 128-bit values. The other values (rare)
  * are kept per group, summed per lane afterwards, for exact-sum.ts to add. Null, zero and
- * non-finite values add nothing. COMMON_LANE is that lane's e: a split total t × 2^40 + u
- * (splitSql) is in units of 2^(COMMON_LANE − 52).
+ * non-finite values add nothing. COMMON_LANE is that lane's e: a paired total t × 2^40 + u
+ * (pairSql) is in units of 2^(COMMON_LANE − 52).
  */
 export const COMMON_LANE = -16;
 const pow2 = (k: string) => `pow(2.0, ${k})`;
@@ -37,13 +37,13 @@ function mantissaSql(x: string, e: string): string {
 }
 
 /** Totals of at least 2^92 in magnitude are sent in limbs (t stays a double exactly a little further, to 2^93: a bound with room). */
-const SPLIT_BELOW = '(1::HUGEINT << 92)';
+const PAIR_BELOW = '(1::HUGEINT << 92)';
 /**
  * A common lane's total h (HUGEINT, or null) as two exact doubles: t = h >> 40 (a shift rounds
  * down) and u = its low 40 bits (never negative), h = t × 2^40 + u. Bit operations: a 128-bit
  * division cost more than the rest of the statement's last step.
  */
-const splitSql = (h: string, j: number): [string, string] => [`CAST(${h} >> 40 AS DOUBLE) AS t${j}`, `CAST(${h} & 1099511627775 AS DOUBLE) AS u${j}`];
+const pairSql = (h: string, j: number): [string, string] => [`CAST(${h} >> 40 AS DOUBLE) AS t${j}`, `CAST(${h} & 1099511627775 AS DOUBLE) AS u${j}`];
 
 /** Counts, minima and maxima of the rows. */
 export function statSql(shape: Stats, measureOf: (column: string) => string): string[] {
@@ -101,12 +101,12 @@ function rareSql(by: string, measures: string[]): string {
  * cells are turned into cells, then merged in q), the non-finite values counted there (c − d).
  * The rare values (rareSql) are summed per lane and listed, one `j:e:m` item per lane (o: at most
  * ~68 per measure).
- * Per measure j: counts, the common lane's sum as two doubles (t, u: splitSql), or, for a group
- * with values in other lanes or a total too large to split, every lane in `limbs` (the common one
+ * Per measure j: counts, the common lane's sum as two doubles (t, u: pairSql), or, for a group
+ * with values in other lanes or a total too large for a pair, every lane in `limbs` (the common one
  * among them); exact-sum.ts adds them exactly and rounds once.
  */
-export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null, proven = false): string[] {
-  if (proven) return provenGroupsSql(keys, shape, measureOf, summed, cells);
+export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null, allCommon = false): string[] {
+  if (allCommon) return commonGroupsSql(keys, shape, measureOf, summed, cells);
   const by = keys.join(', ');
   const measures = summed.map((m) => measureOf(m));
   const aggregates = measures.flatMap((m, j) => laneSql(m, j));
@@ -128,18 +128,18 @@ export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column
     ? `q AS MATERIALIZED (SELECT ${[by, 'sum(n) AS n', ...merging, ...laneCols.map((x) => `sum(${x}) AS ${x}`), ...summed.map((_, j) => `bool_or(v${j} IS NOT NULL) AS e${j}`)].join(', ')} FROM p GROUP BY ${by})`
     : `q AS (SELECT ${[by, 'n', ...statCols, ...laneCols, ...summed.map((_, j) => `v${j} IS NOT NULL AS e${j}`)].join(', ')} FROM p)`;
   const same = keys.map((k) => `q.${k} IS NOT DISTINCT FROM o.${k}`).join(' AND ');
-  // Lane j in limbs: rare values beside it, or a common total too large to send split.
-  const listed = (j: number) => `(o${j} IS NOT NULL OR coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false))`;
-  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `c${j} - d${j} AS f${j}`, ...splitSql(`CASE WHEN NOT ${listed(j)} THEN h${j} END`, j)]);
+  // Lane j in limbs: rare values beside it, or a common total too large to send as a pair.
+  const listed = (j: number) => `(o${j} IS NOT NULL OR coalesce(abs(h${j}) >= ${PAIR_BELOW}, false))`;
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `c${j} - d${j} AS f${j}`, ...pairSql(`CASE WHEN NOT ${listed(j)} THEN h${j} END`, j)]);
   const items = summed.map((_, j) => `CASE WHEN ${listed(j)} THEN concat_ws(' ', CASE WHEN h${j} IS NOT NULL THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END, o${j}) END`);
   const list = `CASE WHEN ${summed.map((_, j) => listed(j)).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
-  const common = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`h${j}`, j)]);
+  const common = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...pairSql(`h${j}`, j)]);
   const head = [...keys.map((k) => `q.${k}`), 'n', ...stats.map((i) => `s${i}`)];
-  // Groups without a rare value and totals small enough to split (nearly all) are not joined with
+  // Groups without a rare value and totals small enough for a pair (nearly all) are not joined with
   // o: a join of every group, with o empty as it nearly always is, cost a quarter of an hourly ×
   // station statement.
   // e: the group has rare values; c − d: it has non-finite ones.
-  const plain = summed.map((_, j) => `NOT e${j} AND c${j} = d${j} AND coalesce(abs(h${j}) < ${SPLIT_BELOW}, true)`).join(' AND ');
+  const plain = summed.map((_, j) => `NOT e${j} AND c${j} = d${j} AND coalesce(abs(h${j}) < ${PAIR_BELOW}, true)`).join(' AND ');
   const g = `g AS (SELECT ${[...head, ...common, 'NULL::VARCHAR AS limbs'].join(', ')} FROM q WHERE ${plain} UNION ALL SELECT ${[...head, ...lanesOut, list].join(', ')} FROM (SELECT * FROM q WHERE NOT (${plain})) AS q LEFT JOIN o ON ${same})`;
   return [p, o, q, g];
 }
@@ -148,10 +148,10 @@ export function summedGroupsSql(keys: string[], shape: Stats, measureOf: (column
  * Summed measures whose every value in the files read is known to be zero or in the common lane
  * (FileFacts.common; null values aside): no per-row test, no rare values and no non-finite ones,
  * so each group is one pass over its rows (p; through `cells` and merged in q for a grid), its
- * common lane summed as two 64-bit halves (exact: see laneSql) and split as the other way splits
+ * common lane summed as two 64-bit halves (exact: see laneSql) and paired as the other way pairs
  * it (the same columns, the same bytes), a total of 2^92 or more in `limbs`.
  */
-function provenGroupsSql(keys: string[], shape: Stats, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
+function commonGroupsSql(keys: string[], shape: Stats, measureOf: (column: string) => string, summed: string[], cells: (from: string) => string | null): string[] {
   const by = keys.join(', ');
   const measures = summed.map((m) => measureOf(m));
   const lanes = measures.flatMap((x, j) => [`count(${x})::DOUBLE AS c${j}`, laneSumSql(halvesSql(x, 'CAST'), j)]);
@@ -159,8 +159,8 @@ function provenGroupsSql(keys: string[], shape: Stats, measureOf: (column: strin
   const celled = cells(`(${grouped})`);
   const { stats, merging } = keptStats(shape);
   const q = celled ? `SELECT ${[by, 'sum(n) AS n', ...merging, ...summed.flatMap((_, j) => [`sum(c${j}) AS c${j}`, `sum(h${j}) AS h${j}`])].join(', ')} FROM (${celled}) GROUP BY ${by}` : grouped;
-  const large = (j: number) => `coalesce(abs(h${j}) >= ${SPLIT_BELOW}, false)`;
-  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...splitSql(`CASE WHEN NOT ${large(j)} THEN h${j} END`, j)]);
+  const large = (j: number) => `coalesce(abs(h${j}) >= ${PAIR_BELOW}, false)`;
+  const lanesOut = summed.flatMap((_, j) => [`c${j}`, `0::DOUBLE AS f${j}`, ...pairSql(`CASE WHEN NOT ${large(j)} THEN h${j} END`, j)]);
   const items = summed.map((_, j) => `CASE WHEN ${large(j)} THEN concat(${j}, ':${COMMON_LANE}:', h${j}) END`);
   const limbs = `CASE WHEN ${summed.map((_, j) => large(j)).join(' OR ')} THEN concat_ws(' ', ${items.join(', ')}) END AS limbs`;
   const head = [...keys, 'n', ...stats.map((i) => `s${i}`)];

@@ -16,14 +16,14 @@ export interface ExactValue {
  * 2^`exponent`, both whole numbers and doubles exactly (−2^52 ≤ high < 2^52, 0 ≤ low < 2^40). Rounded
  * with a few double operations, no bigint.
  */
-export interface SplitValue {
+export interface PairValue {
   high: number;
   low: number;
   exponent: number;
 }
 
 /** A lane's total, either way. */
-export type LaneTotal = ExactValue | SplitValue;
+export type LaneTotal = ExactValue | PairValue;
 
 const TWO_40 = 2 ** 40;
 
@@ -97,11 +97,11 @@ export function roundRational(num: bigint, den: bigint, exp2: number): number {
 
 /**
  * The correctly rounded value of an exact total. Number() of a bigint rounds to nearest, ties to
- * even (as one addition of a split total's two doubles does), and a power of two scales a double
+ * even (as one addition of a paired total's two doubles does), and a power of two scales a double
  * exactly while the result stays normal: one rounding.
  */
 export function exactDouble(total: LaneTotal): number {
-  return 'scaled' in total ? bigDouble(total) : splitDouble(total.high, total.low, total.exponent);
+  return 'scaled' in total ? bigDouble(total) : pairDouble(total.high, total.low, total.exponent);
 }
 
 /** x × 2^exponent when that scaling is exact (x the rounded total: a normal, finite result), or zero for zero; null otherwise. */
@@ -111,8 +111,8 @@ function scaled(x: number, exponent: number): number | null {
   return Math.abs(quick) >= 2 ** -1022 && Number.isFinite(quick) && exponent >= -1074 && exponent <= 1023 ? quick : null;
 }
 
-/** exactDouble of a split total: its nearest double is one addition. */
-export function splitDouble(high: number, low: number, exponent: number): number {
+/** exactDouble of a paired total (two doubles): its nearest double is one addition. */
+export function pairDouble(high: number, low: number, exponent: number): number {
   return scaled(high * TWO_40 + low, exponent) ?? bigDouble(exactOf({ high, low, exponent }));
 }
 
@@ -132,7 +132,7 @@ const EXACT_BELOW = 2n ** 53n;
  * infinite result), is rounded from integers.
  */
 export function exactMean(total: LaneTotal, count: number): number {
-  if (!('scaled' in total)) return splitMean(total.high, total.low, total.exponent, count);
+  if (!('scaled' in total)) return pairMean(total.high, total.low, total.exponent, count);
   const m = total.exponent >= -1074 && total.exponent <= 1023 ? bigQuotient(total.scaled, count) : null;
   return meanOf(m, total, count);
 }
@@ -146,11 +146,11 @@ function meanOf(m: number | null, total: LaneTotal, count: number): number {
 }
 
 /**
- * exactMean of a split total: its nearest double s is one addition, the exact rest Knuth's
+ * exactMean of a paired total: its nearest double s is one addition, the exact rest Knuth's
  * two-sum; s ÷ count is one division when s is the total exactly (rest 0, below 2^53), else
  * rounded from s and the rest as wideQuotient does.
  */
-export function splitMean(high: number, low: number, exponent: number, count: number): number {
+export function pairMean(high: number, low: number, exponent: number, count: number): number {
   const a = high * TWO_40;
   const s = a + low;
   const b = s - a;
@@ -175,7 +175,7 @@ const STEPS = Array.from({ length: 2047 }, (_, biased) => pow2Of(biased - 1075))
 
 /**
  * The double nearest to t ÷ n (ties to even) for 2^53 ≤ |t| < 2^99 and n < 2^40, with two
- * integer operations where roundRational needs about ten: t is split into two doubles (exactly,
+ * integer operations where roundRational needs about ten: t is cut into two doubles (exactly,
  * at this size), q = hi ÷ n is rounded once, and the exact remainder t − q·n (its terms all whole
  * multiples of q's step or of 1, and small: their double sum is exact) says on which side of the
  * midpoint to q's neighbour the quotient lies. Null outside these bounds, or when the quotient is

@@ -14,7 +14,7 @@ export interface ExtractContext extends QueryContext {
 }
 
 /** What a window answered from renderings, or rendered after, knows (whole-window.ts calls in here, not the other way). */
-type Window = Pick<PreparedExtract<ExtractContext>, 'ctx' | 'req' | 'sources'>;
+type WindowAsked = Pick<PreparedExtract<ExtractContext>, 'ctx' | 'req' | 'sources'>;
 
 /** Each partition of the window is one file stored in order key: the order a rendering holds its rows in is the order the window is sent in. */
 export const presorted = (sources: Sources): boolean => sources.partitions.every((p) => p.files.length === 1 && sources.sortedFiles.has(p.files[0]!.path));
@@ -24,7 +24,7 @@ export const presorted = (sources: Sources): boolean => sources.partitions.every
  * a dataset whose bytes depend on the file alone, filters a rendering's index answers, files whose
  * rows are stored in order key, and no more rows than ROW_LIMIT (a rendered window is never cut).
  */
-function renderedFormat(w: Window): RenderedFormat | null {
+function renderedFormat(w: WindowAsked): RenderedFormat | null {
   const format = RENDERED_FORMATS.find((f) => f === w.req.format);
   if (!format || !mayBeRendered(w.req.descriptor, format) || w.ctx.renderings == null || windowFiles(w).length === 0) return null;
   const whole = w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.rowLimit;
@@ -37,10 +37,10 @@ const RENDERED_FORMATS: readonly RenderedFormat[] = ['geojson', 'csv'];
 /** Whether a window of dataset `d` in `format` may be answered from renderings (when they are on): its format rendered, its Features the file's alone. */
 export const mayBeRendered = (d: DatasetDescriptor, format: string): boolean => renderable(d) && RENDERED_FORMATS.some((f) => f === format);
 
-const windowFiles = (w: Window) => w.sources.partitions.flatMap((p) => p.files);
+const windowFiles = (w: WindowAsked) => w.sources.partitions.flatMap((p) => p.files);
 
 /** A window read into memory when answered the old way: its files are waited for when rendered soon, and rendered as soon as it is answered. */
-const small = (w: Window) => w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
+const small = (w: WindowAsked) => w.sources.fileRows !== null && w.sources.fileRows <= w.ctx.inMemoryRows;
 
 /** Whether a file of `rows` rows (its footer's) is rendered: no more than a group or a page holds (its CSV lines are split in memory). */
 const renderableRows = (ctx: Pick<ExtractContext, 'rowLimit' | 'groupRows'>, rows: number | null | undefined) => rows != null && rows <= Math.min(ctx.rowLimit, ctx.groupRows);
@@ -51,7 +51,7 @@ const renderableRows = (ctx: Pick<ExtractContext, 'rowLimit' | 'groupRows'>, row
  * time, is checked on disk first. A small window waits for its file's rendering when it is soon,
  * unless `mayWait` is false.
  */
-export async function readRendered(w: Window, sentWhole: number, mayWait = true): Promise<RenderedRead | null> {
+export async function readRendered(w: WindowAsked, sentWhole: number, mayWait = true): Promise<RenderedRead | null> {
   const format = renderedFormat(w);
   if (!format) return null;
   const window = { from: w.req.window?.from ?? null, to: w.req.window?.to ?? null, filters: w.req.filters };
@@ -69,14 +69,14 @@ const wholeFileSpec = (ctx: Pick<ExtractContext, 'dataDir'>, descriptor: Dataset
  * After a window answered the old way (its connection given back): its files rendered in the
  * background, a small window's at once, a larger one's only while no request uses DuckDB.
  */
-export function renderLater(w: Window & Pick<PreparedExtract<ExtractContext>, 'spec'>): void {
+export function renderLater(w: WindowAsked & Pick<PreparedExtract<ExtractContext>, 'spec'>): void {
   const format = renderedFormat(w);
   const files = windowFiles(w).filter((f) => renderableRows(w.ctx, w.sources.rowsByFile.get(f.path)));
   if (format && files.length > 0) w.ctx.renderings!.renderLater(w.ctx.engine, format, w.spec, files, w.sources.footerHashes, small(w) ? 'asked' : 'quiet');
 }
 
 /** A window streamed group by group: its files rendered once the response is over, however it ended. */
-export function renderedAfter(w: Window & Pick<PreparedExtract<ExtractContext>, 'spec'>, x: Extract): Extract {
+export function renderedAfter(w: WindowAsked & Pick<PreparedExtract<ExtractContext>, 'spec'>, x: Extract): Extract {
   let queued = false;
   return {
     ...x,

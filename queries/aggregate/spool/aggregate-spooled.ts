@@ -7,7 +7,7 @@ import type { Compiled, QuerySpec } from '../../sql/compile.ts';
 import type { Window } from '../../window.ts';
 import { cutOfRuns, heldGroups, resultGroups, type Groups } from '../aggregate-groups.ts';
 import { chunkReader, chunkVisitor, type AggregateColumn } from '../aggregate-rows.ts';
-import { bucketSlices, filesIn, provenFor } from '../aggregate-slices.ts';
+import { bucketSlices, filesIn, factsFor } from '../aggregate-slices.ts';
 import { rowsIn } from '../../sources/slices.ts';
 import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spool.ts';
 import { readSpool } from './aggregate-spool-read.ts';
@@ -89,7 +89,7 @@ async function spoolParts(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuer
 /** One window's statement (null: no file in it). */
 function statementOf(q: SpooledQuery, w: Window): Compiled | null {
   const files = filesIn(q.sources, w);
-  return files.length === 0 ? null : compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1, proven: provenFor(q.sources, files) });
+  return files.length === 0 ? null : compileAggregate({ spec: q.spec, files, window: w, shape: q.shape, limit: q.rowLimit + 1, facts: factsFor(q.sources, files) });
 }
 
 /** One window's groups into the spool (null: no file in it). */

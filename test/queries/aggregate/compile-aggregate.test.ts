@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import type { AggregateShape } from '../../../queries/aggregate/aggregate-shape.ts';
 import { formatInstant } from '../../../queries/instant.ts';
-import { aggregateColumns, compileAggregate, type Proven } from '../../../queries/aggregate/compile-aggregate.ts';
+import { aggregateColumns, compileAggregate, type FilesFacts } from '../../../queries/aggregate/compile-aggregate.ts';
 import { chunkReader } from '../../../queries/aggregate/aggregate-rows.ts';
 import { hotspot, tempDir } from '../../helpers/fixtures.ts';
 import { exactMean, exactSum } from '../../helpers/exact.ts';
@@ -26,10 +26,10 @@ const shape = (over: Partial<AggregateShape> = {}): AggregateShape => ({ interva
 const window = { from: at('2025-08-01'), to: at('2025-08-03') };
 
 /** `points` written to a file of their own in `dir`, and the groups the compiled statement of `s` gives over it (with its result, for its columns). */
-async function groupsOf(dir: string, name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape, proven?: Proven) {
+async function groupsOf(dir: string, name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape, proven?: FilesFacts) {
   const file = path.join(dir, `hotspots/date=2025-08-01/${name}.parquet`);
   await writeParquet(file, hotspots, points);
-  const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 1000, proven };
+  const query = { spec: spec(hotspots, dir), files: [file], window, shape: s, limit: 1000, facts: proven };
   const q = compileAggregate(query);
   const result = await c.run(q.sql, q.params);
   return { result, groups: chunkReader(result.columnNames(), s, aggregateColumns(query))(result.getChunk(0)) };
@@ -95,8 +95,8 @@ describe('exact sums across the lanes', () => {
   });
 });
 
-describe('exact sums at the edges of the split total', () => {
-  it('sends a common total just below 2^92 (of either sign, to −2^52 × 2^40) split, and 2^92 in limbs, each exactly', async () => {
+describe('exact sums at the edges of the paired total', () => {
+  it('sends a common total just below 2^92 (of either sign, to −2^52 × 2^40) as a pair, and 2^92 in limbs, each exactly', async () => {
     const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
     // In units of 2^−68: 256 × 2^16 is 2^92; one of them 2^−36 less makes 2^92 − 2^32.
     const below = [...Array.from({ length: 255 }, () => 65536), 65536 - 2 ** -36];
@@ -105,7 +105,7 @@ describe('exact sums at the edges of the split total', () => {
     const points = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp })));
     const { result, groups: got } = await groupsOf(await tempDir(), 'edge', points, s);
     const rowsOf = await result.getRowObjects();
-    // Split below 2^92 (limbs null), listed at it.
+    // A pair below 2^92 (limbs null), listed at it.
     expect(rowsOf.map((r) => [r.k0, r.limbs === null])).toEqual([['AA', true], ['BB', true], ['CC', false], ['DD', false]]);
     expect(rowsOf.find((r) => r.k0 === 'BB')!.t0).toBe(-(2 ** 52));
     expect(got.map((g) => g.values.slice(1))).toEqual(Object.entries(groups).map(([country, xs]) => [country, xs.length, exactSum(xs), exactMean(xs)]));
@@ -200,7 +200,7 @@ describe('calendar buckets', () => {
 });
 
 describe('with the files\' facts known (FileFacts: no per-row test)', () => {
-  const PROVEN: Proven = { common: new Set(hotspots.aggregate!.measures), inGrid: true };
+  const KNOWN: FilesFacts = { common: new Set(hotspots.aggregate!.measures), inGrid: true };
   const grid = hotspots.aggregate!.keys.find((k) => k.kind === 'grid')!;
   const country = hotspots.aggregate!.keys[0]!;
   const summed = (keys: AggregateShape['keys'] = [], cellHundredths: number | null = null) =>
@@ -208,21 +208,21 @@ describe('with the files\' facts known (FileFacts: no per-row test)', () => {
   /** The groups with facts known and without, which must be the same; and the statement with them, which must skip the tests. */
   async function both(name: string, points: Parameters<typeof writeParquet>[2], s: AggregateShape) {
     const dir = await tempDir();
-    const known = await groupsOf(dir, `${name}-known`, points, s, PROVEN);
+    const known = await groupsOf(dir, `${name}-known`, points, s, KNOWN);
     const tested = await groupsOf(dir, `${name}-tested`, points, s);
     expect(known.groups).toEqual(tested.groups);
     return known.groups.map((g) => g.values.slice(1));
   }
 
   it('skips the lane test, the rare values and the non-finite count, and the grid\'s test beyond 180 and 90', () => {
-    const q = (s: AggregateShape, proven?: Proven) => compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: s, limit: 10, proven }).sql;
+    const q = (s: AggregateShape, proven?: FilesFacts) => compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: s, limit: 10, facts: proven }).sql;
     expect(q(summed())).toContain('65535.99997');
-    expect(q(summed(), PROVEN)).not.toMatch(/65535\.99997|list\(|TRY_CAST|unnest/);
-    expect(q(summed(), { ...PROVEN, common: new Set(['brightness']) })).toContain('65535.99997');
+    expect(q(summed(), KNOWN)).not.toMatch(/65535\.99997|list\(|TRY_CAST|unnest/);
+    expect(q(summed(), { ...KNOWN, common: new Set(['brightness']) })).toContain('65535.99997');
     expect(q(summed([grid], 25))).toMatch(/vx > 180/);
-    expect(q(summed([grid], 25), PROVEN)).not.toMatch(/vx > 180|vy > 90/);
+    expect(q(summed([grid], 25), KNOWN)).not.toMatch(/vx > 180|vy > 90/);
     // A corrected series' values are not the stored ones the facts are of (hotspots have none; the rule is the compiler's).
-    expect(compileAggregate({ spec: spec(hotspots, dataDir, { correction: { id: 'm', hash: 'h' } as never }), files, window, shape: summed(), limit: 10, proven: PROVEN }).sql).toContain('65535.99997');
+    expect(compileAggregate({ spec: spec(hotspots, dataDir, { correction: { id: 'm', hash: 'h' } as never }), files, window, shape: summed(), limit: 10, facts: KNOWN }).sql).toContain('65535.99997');
   });
 
   it('gives the same exact sums and means of common values (zeros, the lane\'s edges, negatives) and nulls, grouped or not', async () => {

@@ -107,7 +107,7 @@ describe('a mean from a total of at most 53 bits, by one division', () => {
   const forms = (t: bigint, exponent: number): LaneTotal[] =>
     t < 2n ** 92n && t > -(2n ** 92n) ? [{ scaled: t, exponent }, { high: Number(t >> 40n), low: Number(t & (2n ** 40n - 1n)), exponent }] : [{ scaled: t, exponent }];
 
-  it('equals roundRational, bit for bit, over random and edge totals, counts and exponents, as one integer or split in two doubles', () => {
+  it('equals roundRational, bit for bit, over random and edge totals, counts and exponents, as one integer or a pair of doubles', () => {
     let [compared, split] = [0, 0];
     for (const t of totals(27, 4000)) {
       for (const e of EXPONENTS) {

@@ -5,7 +5,7 @@ import { hotspots } from '../../../datasets/hotspots.ts';
 import { FileChecker } from '../../../queries/files/check.ts';
 import { resolveSources } from '../../../queries/sources/preflight.ts';
 import { parseInstant } from '../../../queries/instant.ts';
-import { provenFor } from '../../../queries/aggregate/aggregate-slices.ts';
+import { factsFor } from '../../../queries/aggregate/aggregate-slices.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
 import { hotspot, tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
@@ -29,7 +29,7 @@ it("hands each listed file's facts, as the start-up or background checks found t
   // A request that checks files itself does not wait for their facts: nothing is known of them yet.
   const unknown = await resolveSources(ctx, request);
   expect(unknown.factsByFile!.size).toBe(0);
-  expect(provenFor(unknown, [file('2025-08-01')])).toEqual({ common: new Set(), inGrid: false });
+  expect(factsFor(unknown, [file('2025-08-01')])).toEqual({ common: new Set(), inGrid: false });
   // The start-up and background checks (a checker of their own, in a child process) find them, and hand their verdicts over.
   const background = new FileChecker(dataDir);
   for (const f of unknown.partitions.flatMap((p) => p.files)) ctx.checker.remember(hotspots, f, await background.check(c, hotspots, f));
@@ -41,7 +41,7 @@ it("hands each listed file's facts, as the start-up or background checks found t
     'date=2025-08-03': { common: all, inGrid: false },
   });
   const proven = (...days: string[]) => {
-    const p = provenFor(sources, days.map(file));
+    const p = factsFor(sources, days.map(file));
     return { common: [...p.common], inGrid: p.inGrid };
   };
   expect(proven('2025-08-01')).toEqual({ common: all, inGrid: true });
