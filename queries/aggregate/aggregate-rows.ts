@@ -228,7 +228,7 @@ function visitorOf<T>(names: readonly string[], shape: AggregateShape, cols: Agg
     const columns: (ColumnReader | undefined)[] = [];
     // One reader per chunk, moved from row to row: no function made per row.
     let at = 0;
-    const value: At = (j) => (j < 0 ? undefined : (columns[j] ??= columnReader(chunk.getColumnVector(j)))(at));
+    const value: At = (j) => (j < 0 ? undefined : (columns[j] ??= columnReader(chunk, j))(at));
     for (const count = chunk.rowCount; at < count; at++) visit(read(value, p));
   };
 }

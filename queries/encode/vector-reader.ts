@@ -1,44 +1,44 @@
-import { DuckDBDoubleVector, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBValue } from '@duckdb/node-api';
+
+/**
+ * DuckDB's vectors read fast, through the client library's public bindings: a flat vector of
+ * fixed-width values as a typed-array view and its validity mask, instead of a JavaScript value a
+ * row. The client library reads each row's validity bit through three bigint operations: at
+ * millions of rows, the most costly part of reading a group. The one reader of vectors in queries/.
+ */
 
 /** A column's value by row. */
 export type ColumnReader = (row: number) => DuckDBValue;
 
-/** What a vector of the client library holds (its own fields, not part of its typed interface): read only when they are what is expected. */
-interface VectorInside {
-  items?: unknown;
-  validity?: { data?: unknown; offset?: unknown };
+export type Fixed = Float64Array | BigInt64Array | Uint16Array | Uint8Array;
+export type FixedKind<T extends Fixed> = { new (length: number): T; new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number };
+
+/** The validity mask of a vector of `rows` rows (null: no null). */
+const maskOf = (vector: duckdb.Vector, rows: number): Uint8Array | null => duckdb.vector_get_validity(vector, Math.ceil(rows / 64) * 8) ?? null;
+
+/** Column `i` of a chunk: DuckDB's flat vector of fixed-width values as a view (valid while the chunk is), and its validity mask (null: no null). */
+export function fixedColumn<T extends Fixed>(chunk: DuckDBDataChunk, i: number, kind: FixedKind<T>): { values: T; mask: Uint8Array | null } {
+  const rows = chunk.rowCount;
+  const vector = duckdb.data_chunk_get_vector(chunk.chunk, i);
+  const data = duckdb.vector_get_data(vector, rows * kind.BYTES_PER_ELEMENT);
+  return { values: new kind(data.buffer, data.byteOffset, rows), mask: maskOf(vector, rows) };
 }
 
-/** 32-bit word k of a 64-bit mask word's array holds its bits 32k to 32k + 31 only on a little-endian machine. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Whether row `r` of a vector with validity `mask` has a value (DuckDB's mask: bit `r & 7` of byte `r >> 3`). */
+export const hasValue = (mask: Uint8Array | null, r: number): boolean => mask === null || ((mask[r >> 3]! >> (r & 7)) & 1) === 1;
 
 /**
- * The validity of a vector as 32-bit words (bit r of the mask: row r is not null), null when every
- * row is valid, undefined when the vector does not hold its mask as expected. The client library
- * reads each row's bit through three bigint operations: at millions of rows, the most costly part
- * of reading a group.
+ * Reads column `j` of a chunk by row as the library's getItem does: null where the mask says so, a
+ * DOUBLE straight from the vector's data, any other type's value by getItem.
  */
-function validityWords(vector: DuckDBVector): Uint32Array | null | undefined {
-  if (!LITTLE_ENDIAN) return undefined;
-  const validity = (vector as unknown as VectorInside).validity;
-  if (!validity || validity.offset !== 0) return undefined;
-  const data = validity.data;
-  if (data === null) return null;
-  return data instanceof BigUint64Array ? new Uint32Array(data.buffer, data.byteOffset, data.length * 2) : undefined;
-}
-
-/**
- * Reads a column of a chunk by row as `getItem` does: null where the mask says so, a DOUBLE
- * straight from the vector's array, any other type's value by `getItem` (which reads its bit
- * again). Where the library's vector is not as expected (another version), by `getItem` alone.
- */
-export function columnReader(vector: DuckDBVector): ColumnReader {
-  const words = validityWords(vector);
-  const get = (row: number) => vector.getItem(row);
-  if (words === undefined) return get;
-  const items = (vector as unknown as VectorInside).items;
-  const doubles = vector instanceof DuckDBDoubleVector && items instanceof Float64Array ? items : null;
-  const valid = (row: number) => words === null || ((words[row >>> 5]! >>> (row & 31)) & 1) === 1;
-  if (doubles) return (row) => (valid(row) ? doubles[row]! : null);
-  return (row) => (valid(row) ? get(row) : null);
+export function columnReader(chunk: DuckDBDataChunk, j: number): ColumnReader {
+  const vector = duckdb.data_chunk_get_vector(chunk.chunk, j);
+  if (duckdb.get_type_id(duckdb.vector_get_column_type(vector)) === (DuckDBTypeId.DOUBLE as number)) {
+    const { values, mask } = fixedColumn(chunk, j, Float64Array);
+    return (row) => (hasValue(mask, row) ? values[row]! : null);
+  }
+  const mask = maskOf(vector, chunk.rowCount);
+  const column = chunk.getColumnVector(j);
+  return (row) => (hasValue(mask, row) ? column.getItem(row) : null);
 }

@@ -7,7 +7,8 @@ import { compileRows, type QuerySpec } from '../sql/compile.ts';
 import type { RowFilter } from '../sql/filter-sql.ts';
 import { ident } from '../sql/sql.ts';
 import { sinkFor } from '../encode/arrow-columns.ts';
-import { CHUNK_ROWS, fixedColumn, Growing, hasValue } from './render-columns.ts';
+import { fixedColumn, hasValue } from '../encode/vector-reader.ts';
+import { CHUNK_ROWS, Growing } from './render-columns.ts';
 
 /**
  * What a dataset's filters read of each row of a rendered file, in the rendering's order: each text

@@ -19,6 +19,8 @@ async function chunksOf(sql: string): Promise<DuckDBDataChunk[]> {
   }
 }
 
+// The reader reads the vectors through the library's public bindings only (the case of a vector
+// it does not know, when it read the library's own fields, is gone with them).
 // 5,000 rows (three chunks): nulls at rows whose index is a multiple of 7 or 64 apart (both halves of each 64-bit mask word), a column without any,
 // one null throughout, and doubles of every kind: negative zero, subnormal, infinite and not a number.
 const SQL = `SELECT
@@ -42,7 +44,7 @@ describe('a chunk column read by row', () => {
     for (const chunk of chunks) {
       for (let j = 0; j < chunk.columnCount; j++) {
         const vector = chunk.getColumnVector(j);
-        const read = columnReader(vector);
+        const read = columnReader(chunk, j);
         if (vector instanceof DuckDBDoubleVector) doubles++;
         for (let r = 0; r < chunk.rowCount; r++) {
           const [got, want] = [read(r), vector.getItem(r)];
@@ -57,26 +59,18 @@ describe('a chunk column read by row', () => {
     expect(nulls).toBeGreaterThan(5000);
   });
 
-  it('reads a DOUBLE column without getItem, nulls included (the library\'s vector is as expected)', async () => {
+  it('reads a DOUBLE column from the vector\'s data, nulls included: no value object made by the library', async () => {
     const [chunk] = await chunksOf(SQL);
+    const calls = { n: 0 };
+    const getColumnVector = chunk!.getColumnVector.bind(chunk);
+    chunk!.getColumnVector = (j: number) => (calls.n++, getColumnVector(j));
     for (const j of [0, 1, 3]) {
-      const vector = chunk!.getColumnVector(j);
-      expect(vector).toBeInstanceOf(DuckDBDoubleVector);
-      const read = columnReader(vector);
-      const calls = { n: 0 };
-      const getItem = vector.getItem.bind(vector);
-      vector.getItem = (r: number) => (calls.n++, getItem(r));
+      const read = columnReader(chunk!, j);
       for (let r = 0; r < chunk!.rowCount; r++) read(r);
-      expect(calls.n).toBe(0);
     }
+    expect(calls.n).toBe(0);
+    columnReader(chunk!, 4);
+    expect(calls.n).toBe(1);
   });
 
-  it('reads a slice of a vector (its mask starts inside a word) by getItem, and a vector it does not know', async () => {
-    const [chunk] = await chunksOf(SQL);
-    const vector = chunk!.getColumnVector(0).slice(33, 200);
-    const read = columnReader(vector);
-    for (let r = 0; r < 200; r++) expect(same(read(r), vector.getItem(r))).toBe(true);
-    const stranger = { getItem: (r: number) => (r % 2 ? null : r * 0.5) } as unknown as Parameters<typeof columnReader>[0];
-    expect([0, 1, 2, 3].map(columnReader(stranger))).toEqual([0, null, 1, null]);
-  });
 });
