@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { EngineBusyError, EngineClosedError } from '../errors.ts';
+import { sqlString } from '../sql/sql.ts';
 import { DrainMeter } from './drain-meter.ts';
 
 export interface EngineOptions {
@@ -40,7 +41,7 @@ interface Waiter {
 
 /** Settings applied once; lock_configuration then makes them unchangeable by any later statement. */
 function lockdownStatements(o: EngineOptions): string[] {
-  const dirs = [path.resolve(o.dataDir) + '/', path.resolve(o.tempDir) + '/'].map((d) => `'${d.replaceAll("'", "''")}'`);
+  const dirs = [path.resolve(o.dataDir) + '/', path.resolve(o.tempDir) + '/'].map(sqlString);
   return [
     `SET threads = ${Math.max(1, Math.trunc(o.threads))}`,
     `SET memory_limit = '${o.memoryLimit.replaceAll("'", '')}'`,

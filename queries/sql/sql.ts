@@ -6,7 +6,7 @@ export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
 /** The one way a file path enters SQL: from our own listing (or temp files), checked to lie inside its root. */
 export function quoteFilePath(file: string, rootDir: string, rootName = 'DATA_DIR'): string {
-  return `'${filePathValue(file, rootDir, rootName).replaceAll("'", "''")}'`;
+  return sqlString(filePathValue(file, rootDir, rootName));
 }
 
 /** A file's absolute path, refused unless it lies inside `rootDir`: as a value to bind. */
