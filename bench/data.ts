@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { REPO_ROOT, type BenchOptions, type DayWindow } from './options.ts';
 import { ownChild } from './children.ts';
+import { sqlString } from '../queries/sql/sql.ts';
 
 /** Written when generation starts (complete: false) and again when it ends (complete: true). */
 const MARKER = '_bench-data.json';
@@ -74,7 +75,8 @@ export async function listParquet(dataDir: string, dataset: string): Promise<str
     .sort();
 }
 
-export const quoteSql = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+/** The one way a text becomes an SQL string (sql.ts). */
+export const quoteSql = sqlString;
 
 /** `read_parquet` over an explicit list: the glob alone would also pick up `_staging.parquet` files. */
 export const readParquetSql = (files: readonly string[]): string =>
