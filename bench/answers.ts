@@ -1,8 +1,9 @@
 // Whether two trees of the service give the same answers: every data endpoint in every format, the
 // aggregates (held and spooled), filters and the OGC items, over the same demo data and key. A change
 // that "changes no answer" (a refactor) is run against the commit before it:
-//   npm run bench:answers -- --against <rev> [--spool-rows N]
-// Each tree's server is started in turn; each answer's digest (the body, its status, X-Returned and
+//   npm run bench:answers -- --against <rev> [--spool-rows N] [--twice]
+// --twice asks everything twice with the caches on and compares the second answers (from the
+// rows and aggregate caches, or the renderings where they are ready). Each tree's server is started in turn; each answer's digest (the body, its status, X-Returned and
 // ETag) is compared. JSON bodies are compared without the two fields that tell the time
 // (meta.observation.ageSeconds, OGC's timeStamp) and with the server's own address taken out.
 import { execFile, spawn } from 'node:child_process';
@@ -16,8 +17,8 @@ import { freePort } from './server-process.ts';
 import { REPO_ROOT } from './options.ts';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { against: { type: 'string' }, 'spool-rows': { type: 'string' } } });
-if (!values.against) throw new Error('usage: npm run bench:answers -- --against <git revision> [--spool-rows N]');
+const { values } = parseArgs({ options: { against: { type: 'string' }, 'spool-rows': { type: 'string' }, twice: { type: 'boolean' } } });
+if (!values.against) throw new Error('usage: npm run bench:answers -- --against <git revision> [--spool-rows N] [--twice]');
 
 const FORMATS: [string, Record<string, string>][] = [
   ['csv', {}],
@@ -58,7 +59,9 @@ async function answersOf(tree: string, env: Record<string, string>, key: string)
     }
     const lines: string[] = [];
     for (const [url, headers] of requests()) {
-      const r = await fetch(base + url, { headers: { authorization: `Bearer ${key}`, ...headers } });
+      const ask = () => fetch(base + url, { headers: { authorization: `Bearer ${key}`, ...headers } });
+      if (values.twice) await (await ask()).arrayBuffer();
+      const r = await ask();
       let body = Buffer.from(await r.arrayBuffer());
       if (/json/.test(r.headers.get('content-type') ?? '')) {
         const text = body.toString('utf8').replaceAll(base, 'BASE').replace(/"ageSeconds":\d+/g, '"ageSeconds":N').replace(/"timeStamp":"[^"]*"/g, '"timeStamp":T');
@@ -82,7 +85,7 @@ try {
   await run(process.execPath, ['bin/fire-api.js', 'demo-data', '--out', dataDir, '--end', '2025-08-01', '--days', '92', '--scale', '0.2'], { cwd: REPO_ROOT });
   const keysFile = path.join(work, 'keys.json');
   const key = await issueBenchKey(keysFile, 'answers');
-  const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, TEMP_DIR: path.join(work, 'tmp'), RATE_LIMIT_PER_MINUTE: '1000000', RENDER_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', ...(values['spool-rows'] ? { AGGREGATE_SPOOL_ROWS: values['spool-rows'] } : {}) };
+  const env = { DATA_DIR: dataDir, KEYS_FILE: keysFile, TEMP_DIR: path.join(work, 'tmp'), RATE_LIMIT_PER_MINUTE: '1000000', ...(values.twice ? {} : { RENDER_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' }), ...(values['spool-rows'] ? { AGGREGATE_SPOOL_ROWS: values['spool-rows'] } : {}) };
   const [before, after] = [await answersOf(other, env, key), await answersOf(REPO_ROOT, env, key)];
   const differ = after.filter((line, i) => line !== before[i]);
   console.log(`${after.length} answers of ${values.against} and of this tree: ${differ.length === 0 ? 'every one identical' : `${differ.length} differ`}`);

@@ -1,48 +1,26 @@
 import type { RowsCache } from '../engine/rows-cache.ts';
 import type { Window } from '../window.ts';
 import { heldGroups, type Groups } from './aggregate-groups.ts';
-import type { AggregateRow } from './aggregate-rows.ts';
-
-/** What the cache keeps of an answer: besides its groups, only what the preflight does not decide afresh. */
-interface Kept {
-  rows: AggregateRow[];
-  truncated: boolean;
-  next: Window | null;
-}
-
-/** The fewest bytes a group takes in the cache (`{"values":[{"bigint":"<bucket>"}],"geometry":null}`): more groups than the entry bound allows are not read for it. */
-const LEAST_GROUP_BYTES = 40;
-
-/** How JSON.stringify writes the object −0 is replaced with; in JSON text `{"` only ever begins an object, never lies inside a string. */
-const NEGATIVE_ZERO = '{"-0":0}';
+import { readRows, RowWriter } from './aggregate-codec.ts';
+import type { AggregateColumn, AggregateRow } from './aggregate-rows.ts';
 
 /**
- * Bucket starts and window bounds are bigints: kept as `{"bigint":"<digits>"}`, an object no value
- * of a group is (a text key such as "12n" stays text). −0 (a station on the prime meridian, its
- * WKB's sign bit set in Arrow and Parquet) is spelled `-0`, which JSON.parse reads back as −0
- * (JSON.stringify would write 0). Non-finite numbers are written as null either way.
+ * An entry: whether the answer was cut (u8), whether it has a next window (u8) and its bounds (two
+ * i64, epoch µs), then its groups in the codec's bytes (aggregate-codec.ts), the form spooled
+ * groups take on disk too.
  */
-function toJson(g: unknown): string {
-  let signed = false;
-  const text = JSON.stringify(g, (_k, v: unknown) => {
-    if (typeof v === 'bigint') return { bigint: String(v) };
-    if (!Object.is(v, -0)) return v;
-    signed = true;
-    return { '-0': 0 };
-  });
-  return signed ? text.replaceAll(NEGATIVE_ZERO, '-0') : text;
-}
-const bigintOf = (v: unknown) => (v !== null && typeof v === 'object' && 'bigint' in v ? BigInt(v.bigint as string) : v);
+const HEADER_BYTES = 18;
 
-/** Parsed without a reviver (it would be called for every coordinate of every cell), then only the values and bounds turned back into bigints. */
-function fromJson(text: string): Kept {
-  const kept = JSON.parse(text) as Kept;
-  for (const row of kept.rows) {
-    const values = row.values as unknown[];
-    for (let i = 0; i < values.length; i++) values[i] = bigintOf(values[i]);
-  }
-  if (kept.next) kept.next = { from: bigintOf(kept.next.from) as bigint, to: bigintOf(kept.next.to) as bigint };
-  return kept;
+/** The fewest bytes a group takes in an entry (its length, its bucket, its geometry's tag): more groups than the entry bound allows are not read for it. */
+const LEAST_GROUP_BYTES = 13;
+
+function header(groups: Pick<Groups, 'truncated' | 'next'>): Buffer {
+  const bytes = Buffer.alloc(HEADER_BYTES);
+  bytes.writeUint8(groups.truncated ? 1 : 0, 0);
+  bytes.writeUint8(groups.next ? 1 : 0, 1);
+  bytes.writeBigInt64LE(groups.next?.from ?? 0n, 2);
+  bytes.writeBigInt64LE(groups.next?.to ?? 0n, 10);
+  return bytes;
 }
 
 /**
@@ -50,11 +28,14 @@ function fromJson(text: string): Kept {
  * its entity tag: data version, every parameter in effect, format and limit, so a key names one
  * answer and new data is a new key. Null: not there.
  */
-export function cachedGroups(cache: RowsCache | null | undefined, key: string | null): Groups | null {
+export function cachedGroups(cache: RowsCache | null | undefined, key: string | null, columns: readonly AggregateColumn[]): Groups | null {
   const hit = key ? cache?.get(key) : undefined;
   if (!hit) return null;
-  const kept = fromJson(hit.bytes.toString('utf8'));
-  return heldGroups(kept.rows, kept.truncated, kept.next);
+  const { bytes } = hit;
+  const next: Window | null = bytes.readUint8(1) ? { from: bytes.readBigInt64LE(2), to: bytes.readBigInt64LE(10) } : null;
+  const { rows } = readRows(columns, bytes, HEADER_BYTES, hit.returned);
+  if (rows.length !== hit.returned) throw new Error(`an aggregate cache entry held ${rows.length} of its ${hit.returned} groups`);
+  return heldGroups(rows, bytes.readUint8(0) === 1, next);
 }
 
 /** Builds a cache entry a group at a time as an answer's groups are read; `finish` keeps it. */
@@ -67,26 +48,25 @@ interface Keeper {
 }
 
 /** A keeper for `groups` under `key`, or null when the answer cannot be kept (no cache, no key, too many groups for an entry). */
-function keeperOf(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): Keeper | null {
+function keeperOf(cache: RowsCache | null | undefined, key: string | null, groups: Groups, columns: readonly AggregateColumn[], dataVersion: string): Keeper | null {
   if (!cache || !key || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return null;
-  let rows: string[] = [];
-  let length = 0;
+  const writer = new RowWriter(columns);
+  let [rows, full] = [0, false];
   return {
     add(row) {
-      if (length > cache.maxEntryBytes) return;
-      const text = toJson(row);
-      length += text.length + 1;
-      // Past the bound the rows written so far are let go: never held whole for nothing.
-      if (length > cache.maxEntryBytes) rows = [];
-      else rows.push(text);
+      if (full) return;
+      writer.write(row);
+      rows++;
+      // Past the bound the groups written so far are let go: never held whole for nothing.
+      full = HEADER_BYTES + writer.bytes > cache.maxEntryBytes;
+      if (full) writer.take();
     },
     get full() {
-      return length > cache.maxEntryBytes;
+      return full;
     },
     finish() {
-      if (length > cache.maxEntryBytes || rows.length !== groups.returned) return;
-      const bytes = Buffer.from(`{"truncated":${groups.truncated},"next":${toJson(groups.next)},"rows":[${rows.join(',')}]}`);
-      cache.set(key, { bytes, returned: rows.length, dataVersion });
+      if (full || rows !== groups.returned) return;
+      cache.set(key, { bytes: Buffer.concat([header(groups), writer.take()]), returned: rows, dataVersion });
     },
   };
 }
@@ -112,8 +92,8 @@ function keptAsRead(groups: Groups, keeper: Keeper): Groups {
  * groups, which can be read only once, are kept as the response reads them: the groups returned
  * then fill the entry on that read.
  */
-export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, dataVersion: string): Groups {
-  const keeper = keeperOf(cache, key, groups, dataVersion);
+export function keepGroups(cache: RowsCache | null | undefined, key: string | null, groups: Groups, columns: readonly AggregateColumn[], dataVersion: string): Groups {
+  const keeper = keeperOf(cache, key, groups, columns, dataVersion);
   if (!keeper) return groups;
   if (groups.once) return keptAsRead(groups, keeper);
   for (const batch of groups.batches()) {

@@ -105,11 +105,12 @@ async function computeGroups(ctx: QueryContext, req: AggregateRequest, sources: 
   const spec = await querySpec(ctx, req, sources, connection);
   ctx.signal.throwIfAborted();
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
-  const groups = await groupsOf(ctx, connection, spec, sources, req, aggregateColumnList(req.shape));
+  const columns = aggregateColumnList(req.shape);
+  const groups = await groupsOf(ctx, connection, spec, sources, req, columns);
   try {
     await verifierOf(req.descriptor.name, sources)(files);
     // Checked before the first byte: spooled groups kept as they are read are of these files.
-    return keepGroups(ctx.aggregateCache, key, groups, sources.dataVersion);
+    return keepGroups(ctx.aggregateCache, key, groups, columns, sources.dataVersion);
   } catch (e) {
     // No response will read these groups: their temp files go now.
     groups.release?.();
@@ -133,7 +134,7 @@ export async function prepareAggregate(ctx: QueryContext, req: AggregateRequest)
     const { observation, dataVersion, folderValue, correction } = sources;
     const decided = { observation, dataVersion, folderValue, correction, columns: aggregateColumnList(req.shape) };
     const key = req.cacheKey ? req.cacheKey(sources) : null;
-    const cached = cachedGroups(ctx.aggregateCache, key);
+    const cached = cachedGroups(ctx.aggregateCache, key, decided.columns);
     // A Parquet file carries the chain's last success, which no entity tag covers: written afresh, from cached groups too.
     const parquet = AGGREGATE_WRITERS[req.format].kind === 'parquet';
     if (cached && !parquet) return { ...decided, groups: cached, file: null };

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { readRows } from './aggregate-codec.ts';
+import { readRows } from '../aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from '../aggregate-rows.ts';
 import type { Spool, SpooledPart } from './aggregate-spool.ts';
 

@@ -5,7 +5,7 @@ import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import type { Reservation, TempBudget } from '../../engine/temp-budget.ts';
 import type { Compiled } from '../../sql/compile.ts';
 import type { Instant } from '../../instant.ts';
-import { RowWriter } from './aggregate-codec.ts';
+import { RowWriter } from '../aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from '../aggregate-rows.ts';
 import { tempFileBase } from '../../encode/copy-stream.ts';
 import { addToRuns, type BucketRun } from '../buckets.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readRows, RowWriter } from '../../../queries/aggregate/spool/aggregate-codec.ts';
+import { readRows, RowWriter } from '../../../queries/aggregate/aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from '../../../queries/aggregate/aggregate-rows.ts';
 
 const COLUMNS: AggregateColumn[] = [

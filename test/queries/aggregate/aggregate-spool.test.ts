@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { readdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { RowWriter } from '../../../queries/aggregate/spool/aggregate-codec.ts';
+import { RowWriter } from '../../../queries/aggregate/aggregate-codec.ts';
 import type { AggregateColumn, AggregateRow } from '../../../queries/aggregate/aggregate-rows.ts';
 import { Spool, spoolChunks, type SpooledPart } from '../../../queries/aggregate/spool/aggregate-spool.ts';
 import { readSpool } from '../../../queries/aggregate/spool/aggregate-spool-read.ts';

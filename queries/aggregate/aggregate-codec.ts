@@ -1,12 +1,13 @@
-import { cellPolygon, type AggregateColumn, type AggregateGeometry, type AggregateRow } from '../aggregate-rows.ts';
+import { cellPolygon, type AggregateColumn, type AggregateGeometry, type AggregateRow } from './aggregate-rows.ts';
 
 /**
  * Groups as bytes for a temp file, and back, exactly: each row is its length (u32), then its
  * values in column order (a bucket as a 64-bit integer, text as its length and UTF-8 bytes, a
  * number as a double), then its geometry (a tag, then a point's two or a cell's four edges).
  * A number is never NaN in a group (a stat without a finite value is null), so NaN spells null;
- * text spells null by the length NULL_TEXT. Little-endian, the machine's own: the file never
- * leaves the process that wrote it.
+ * text spells null by the length NULL_TEXT. Little-endian, the machine's own: the bytes never
+ * leave the process that wrote them. The one form of computed groups outside DuckDB: spooled to
+ * TEMP_DIR (spool/) and kept in the aggregate cache (aggregate-cache.ts).
  */
 
 const NULL_TEXT = 0xffffffff;
@@ -67,6 +68,11 @@ export class RowWriter {
       [sw![0], sw![1], ne![0], ne![1]].forEach((x) => this.number(x));
     }
     this.view.setUint32(start, this.at - start - 4, true);
+  }
+
+  /** Bytes written since the last take. */
+  get bytes(): number {
+    return this.at;
   }
 
   /** The rows written since the last take, as bytes (a view: written out before the next write). */
