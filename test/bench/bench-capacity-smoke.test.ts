@@ -21,8 +21,8 @@ describe('bench/extract.ts --only slow-readers,overload,throttled-year at tiny s
   let report: BenchReport;
 
   beforeAll(async () => {
-    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-capacity-', ARGS, 150_000));
-  }, 160_000);
+    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-capacity-', ARGS, 240_000));
+  }, 250_000);
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -70,7 +70,7 @@ describe('bench/extract.ts --only slow-readers,overload,throttled-year at tiny s
       expect(judged.length, name).toBeGreaterThan(0);
       for (const f of judged.filter((f) => typeof f.value === 'number')) expect(Number.isFinite(f.value), `${f.figure}`).toBe(true);
     }
-    const table = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 20_000);
+    const table = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 60_000);
     expect(table.status, table.stderr).toBe(0);
     const rows = new Set(table.stdout.split('\n').filter((l) => /^\| [a-z-]+ \|/.test(l) && !l.startsWith('| scenario |')).map((l) => l.split('|')[1]!.trim()));
     expect(rows).toEqual(new Set(CAPACITY));

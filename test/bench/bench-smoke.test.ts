@@ -26,8 +26,8 @@ describe('bench/extract.ts at tiny scale', () => {
   let report: BenchReport;
 
   beforeAll(async () => {
-    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-smoke-', [...TINY, ...SHORT, '--only', [...ISSUE_5, ...COLUMNAR].join(',')], 110_000));
-  }, 120_000);
+    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-smoke-', [...TINY, ...SHORT, '--only', [...ISSUE_5, ...COLUMNAR].join(',')], 240_000));
+  }, 250_000);
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -103,7 +103,7 @@ describe('bench/extract.ts at tiny scale', () => {
   });
 
   it('bench/readme-table.ts turns the report into the performance table, one line per headline figure of each scenario run', () => {
-    const run = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 20_000);
+    const run = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 60_000);
     expect(run.status, run.stderr).toBe(0);
     const rows = run.stdout.split('\n').filter((l) => /^\| [a-z-]+ \|/.test(l) && !l.startsWith('| scenario |'));
     expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set([...ISSUE_5, ...COLUMNAR]));
@@ -138,7 +138,7 @@ describe('bench/extract.ts at tiny scale', () => {
   });
 
   it('refuses an unknown scenario name with a usage error listing the names (exit 2)', () => {
-    const run = runBench([...TINY, '--only', 'year-csv,Z'], 20_000);
+    const run = runBench([...TINY, '--only', 'year-csv,Z'], 60_000);
     expect(run.status, run.output).toBe(2);
     expect(run.output).toContain('unknown: Z');
     expect(run.output).toContain('--only takes scenario names among year-csv, month-geojson,');
@@ -152,7 +152,7 @@ describe('bench/extract.ts data folder safety', () => {
       const precious = path.join(dir, 'hotspots', 'date=2025-07-30', 'precious.parquet');
       await mkdir(path.dirname(precious), { recursive: true });
       await writeFile(precious, 'not ours');
-      const run = runBench([...TINY, '--data-dir', dir], 20_000);
+      const run = runBench([...TINY, '--data-dir', dir], 60_000);
       expect(run.status, run.output).toBe(1);
       expect(run.stderr).toContain('did not write');
       expect((await stat(precious)).size).toBe('not ours'.length);
