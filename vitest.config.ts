@@ -1,12 +1,36 @@
 import { defineConfig } from 'vitest/config';
 import { MissingServicesReporter } from './test/reporters/missing-services.ts';
 
+// Files run side by side: much of their time is spent waiting (HTTP, DuckDB reading Parquet, child
+// processes, Chromium, throttled readers). Each file has its own ports (port 0), temp folders
+// (mkdtemp), servers and child processes. TEST_WORKERS sets how many (1: one file at a time).
+const WORKERS = Number(process.env.TEST_WORKERS ?? 2);
+
+// Files whose tests hold a deadline of the product (a bad file seen within 10 s), race a timer
+// against DuckDB (an interrupt after 50 ms) or a window of the rate limiter, or wait 30 s for
+// Chromium: they failed with other files sharing the cores (3 at a time on 2 cores, another suite
+// running too), so they run one at a time after the rest.
+const ALONE = [
+  'test/ops/background-checks.test.ts',
+  'test/server/warm-checks.test.ts',
+  'test/queries/stream/row-stream.test.ts',
+  'test/client/extract-retry.test.ts',
+  'test/server/explore-edges.test.ts',
+  'test/server/rendered-large.test.ts',
+  'test/server/stream-integrity.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // A test waits for the state it means; the timeout only stops a hang. Files sharing the cores
+    // make a busy test slower than alone, hence twice what one file at a time needed.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default', new MissingServicesReporter()],
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ALONE, maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

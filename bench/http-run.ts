@@ -170,7 +170,15 @@ function fetchHttp(url: string, format: WireFormat, headers: Record<string, stri
       });
       response.on('aborted', () => (aborted = true));
       response.on('error', () => (aborted = true));
+      // A paused response (held back by the pace) would not close on the abort until resumed: it
+      // would go on reading at its pace to the end. Cut means cut.
+      const cut = () => {
+        held?.stop();
+        response.destroy();
+      };
+      options.signal?.addEventListener('abort', cut, { once: true });
       response.on('close', () => {
+        options.signal?.removeEventListener('abort', cut);
         held?.stop();
         resolve(tally.run(response.statusCode ?? 0, headersMs, response.headers['x-returned'] as string | undefined, response.complete && !aborted));
       });

@@ -9,9 +9,10 @@ const NUMERIC = ['wallSeconds', 'rows', 'bytes', 'rowsPerSecond', 'headersMs', '
 const TINY = ['--scale', '0.05', '--days', '3', '--end', '2025-08-01'];
 // small-windows and aborts shortened (1 s, 20 aborts) and few keys: the smoke run proves the machinery, not the figures.
 const SHORT = ['--keys', '4', '--small-seconds', '1', '--aborts', '20'];
-// Issue #11's scenarios (slow-readers, overload, throttled-year) have their own smoke test (bench-capacity-smoke.test.ts);
-// the columnar ones (year-parquet, year-arrow) theirs below.
+// Issue #11's scenarios (slow-readers, overload, throttled-year) have their own smoke test (bench-capacity-smoke.test.ts).
 const ISSUE_5 = ['year-csv', 'month-geojson', 'year-readings-csv', 'concurrent-year-csv', 'cold-first-byte', 'small-windows', 'window-sizes', 'aborts'];
+// The columnar scenarios run in the same bench run, on its shared server (their assertions: the year-parquet, year-arrow test below).
+const COLUMNAR = ['year-parquet', 'year-arrow'];
 const COPY_COMPARED = ['year-csv', 'month-geojson', 'year-readings-csv'];
 
 const runBench = (args: string[], timeoutMs: number) => runBenchScript('bench/extract.ts', args, timeoutMs);
@@ -25,8 +26,8 @@ describe('bench/extract.ts at tiny scale', () => {
   let report: BenchReport;
 
   beforeAll(async () => {
-    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-smoke-', [...TINY, ...SHORT, '--only', ISSUE_5.join(',')], 55_000));
-  }, 60_000);
+    ({ dir, status, output, report } = await runBenchReport('fire-api-bench-smoke-', [...TINY, ...SHORT, '--only', [...ISSUE_5, ...COLUMNAR].join(',')], 240_000));
+  }, 250_000);
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -102,12 +103,25 @@ describe('bench/extract.ts at tiny scale', () => {
   });
 
   it('bench/readme-table.ts turns the report into the performance table, one line per headline figure of each scenario run', () => {
-    const run = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 20_000);
+    const run = runBenchScript('bench/readme-table.ts', [path.join(dir, 'report.json')], 60_000);
     expect(run.status, run.stderr).toBe(0);
     const rows = run.stdout.split('\n').filter((l) => /^\| [a-z-]+ \|/.test(l) && !l.startsWith('| scenario |'));
-    expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set(ISSUE_5));
+    expect(new Set(rows.map((l) => l.split('|')[1]!.trim()))).toEqual(new Set([...ISSUE_5, ...COLUMNAR]));
     expect(rows).toHaveLength(report.figures.filter((f) => f.headline).length);
-    expect(run.stdout).toContain('Scenarios not measured in this run: slow-readers, overload, throttled-year, year-parquet, year-arrow, aggregate, soak.');
+    expect(run.stdout).toContain('Scenarios not measured in this run: slow-readers, overload, throttled-year, aggregate, soak.');
+  });
+
+  // Was a bench run of its own (year-csv, year-parquet, year-arrow with 50 keys); the same assertions on the run above.
+  it('year-parquet, year-arrow: Parquet and Arrow served with every row counted from the bodies themselves, beside DuckDB COPY parquet and year-csv\'s CSV', () => {
+    for (const id of COLUMNAR) {
+      const s = report.scenarios[id]!;
+      expect(s, id).toMatchObject({ rowsMatch: true, complete: true });
+      expect(s.rows, id).toBe(s.expectedRows);
+      expect(s.rows as number, id).toBeGreaterThan(0);
+    }
+    const headlines = (scenario: string) => report.figures.filter((f) => f.scenario === scenario && f.headline).map((f) => f.figure);
+    expect(headlines('year-parquet')).toEqual(['ratio server Parquet / DuckDB COPY parquet', 'Parquet bytes per row', 'Parquet bytes per row ÷ CSV bytes per row (year-csv)']);
+    expect(headlines('year-arrow')).toEqual(['ratio server Arrow / DuckDB COPY parquet', 'Arrow bytes per row', 'Arrow bytes per row ÷ CSV bytes per row (year-csv)']);
   });
 
   it('--only picks scenarios by name in the bench\'s order, case-insensitively, and rejects unknown names (the old letters too)', () => {
@@ -124,31 +138,11 @@ describe('bench/extract.ts at tiny scale', () => {
   });
 
   it('refuses an unknown scenario name with a usage error listing the names (exit 2)', () => {
-    const run = runBench([...TINY, '--only', 'year-csv,Z'], 20_000);
+    const run = runBench([...TINY, '--only', 'year-csv,Z'], 60_000);
     expect(run.status, run.output).toBe(2);
     expect(run.output).toContain('unknown: Z');
     expect(run.output).toContain('--only takes scenario names among year-csv, month-geojson,');
   });
-});
-
-describe('bench/extract.ts columnar scenarios (year-parquet, year-arrow) at tiny scale', () => {
-  it('serves Parquet and Arrow with every row counted from the bodies themselves, beside DuckDB COPY parquet and year-csv\'s CSV', async () => {
-    const { dir, status, output, report } = await runBenchReport('fire-api-bench-columnar-', [...TINY, '--only', 'year-csv,year-parquet,year-arrow'], 110_000);
-    try {
-      expect(status, output).toBe(0);
-      for (const id of ['year-parquet', 'year-arrow']) {
-        const s = report.scenarios[id]!;
-        expect(s, id).toMatchObject({ rowsMatch: true, complete: true });
-        expect(s.rows, id).toBe(s.expectedRows);
-        expect(s.rows as number, id).toBeGreaterThan(0);
-      }
-      const headlines = (scenario: string) => report.figures.filter((f) => f.scenario === scenario && f.headline).map((f) => f.figure);
-      expect(headlines('year-parquet')).toEqual(['ratio server Parquet / DuckDB COPY parquet', 'Parquet bytes per row', 'Parquet bytes per row ÷ CSV bytes per row (year-csv)']);
-      expect(headlines('year-arrow')).toEqual(['ratio server Arrow / DuckDB COPY parquet', 'Arrow bytes per row', 'Arrow bytes per row ÷ CSV bytes per row (year-csv)']);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
 });
 
 describe('bench/extract.ts data folder safety', () => {
@@ -158,7 +152,7 @@ describe('bench/extract.ts data folder safety', () => {
       const precious = path.join(dir, 'hotspots', 'date=2025-07-30', 'precious.parquet');
       await mkdir(path.dirname(precious), { recursive: true });
       await writeFile(precious, 'not ours');
-      const run = runBench([...TINY, '--data-dir', dir], 20_000);
+      const run = runBench([...TINY, '--data-dir', dir], 60_000);
       expect(run.status, run.output).toBe(1);
       expect(run.stderr).toContain('did not write');
       expect((await stat(precious)).size).toBe('not ours'.length);

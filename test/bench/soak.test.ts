@@ -16,9 +16,9 @@ describe('soak: mixed requests against one server give back what they took', () 
   let soak: SoakResult;
 
   beforeAll(async () => {
-    ({ dir, status, output, report } = await runBenchReport('fire-api-soak-', [...TINY, '--only', 'soak', '--soak-requests', String(REQUESTS)], 55_000));
+    ({ dir, status, output, report } = await runBenchReport('fire-api-soak-', [...TINY, '--only', 'soak', '--soak-requests', String(REQUESTS)], 120_000));
     soak = report?.scenarios.soak as unknown as SoakResult;
-  }, 60_000);
+  }, 130_000);
 
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
