@@ -4,7 +4,7 @@ import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HELD_GROUPS, SPOOL_ROWS } from '../../queries/aggregate/spool/aggregate-spooled.ts';
+import { READ_BACK_GROUPS, SPOOL_ROWS } from '../../queries/aggregate/spool/aggregate-spooled.ts';
 import { PARQUET } from '../helpers/columnar.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { stalledGet, waitFor } from '../helpers/http.ts';
@@ -12,7 +12,7 @@ import { writeSpreadHotspots } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-/** Three days of one group a row, together past SPOOL_ROWS and HELD_GROUPS: the window's groups are spooled and read back from disk. */
+/** Three days of one group a row, together past SPOOL_ROWS and READ_BACK_GROUPS: the window's groups are spooled and read back from disk. */
 const DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
 const DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];
 const SHAPE = '&interval=day&groupBy=grid&cell=0.01&stats=frp.sum,frp.mean,scan.count';
@@ -66,7 +66,7 @@ function http10(s: TestServer, url: string): Promise<string> {
 
 describe('spooled groups never read', () => {
   it('go with their temp space once a HEAD with a content coding (whose body is never written) is answered', async () => {
-    expect(DAYS.length * DAY_ROWS).toBeGreaterThan(HELD_GROUPS);
+    expect(DAYS.length * DAY_ROWS).toBeGreaterThan(READ_BACK_GROUPS);
     const r = await server.get(GRID, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
     expect([r.status, r.headers.get('content-encoding'), Number(r.headers.get('x-returned'))]).toEqual([200, 'gzip', DAYS.length * DAY_ROWS]);
     expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
@@ -135,11 +135,11 @@ describe('spooled groups', () => {
     expect(await settled(server)).toEqual({ files: [], usedBytes: 0 });
   }, 90_000);
 
-  it('cut within HELD_GROUPS are read back into memory: the first day\'s answer, spooled first (a budget too small is a 503)', async () => {
+  it('cut within READ_BACK_GROUPS are read back into memory: the first day\'s answer, spooled first (a budget too small is a 503)', async () => {
     const cut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(DAY_ROWS + 1) });
     const tiny = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(DAY_ROWS + 1), TEMP_DIR_MAX_MB: '1' });
     try {
-      expect(DAY_ROWS).toBeLessThanOrEqual(HELD_GROUPS);
+      expect(DAY_ROWS).toBeLessThanOrEqual(READ_BACK_GROUPS);
       const [first, day] = await Promise.all([cut.get(`${GRID}&format=csv`), server.get(`/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-02${SHAPE}&format=csv`)]);
       expect([first.headers.get('x-returned'), first.headers.get('x-truncated')]).toEqual([String(DAY_ROWS), 'true']);
       const rows = (body: string) => body.slice(body.indexOf('\n') + 1);

@@ -25,7 +25,7 @@ const HOLD_GROUPS = 20_000;
 /** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
 const PART_GROUPS = 20_000;
 /** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
-export const HELD_GROUPS = 20_000;
+export const READ_BACK_GROUPS = 20_000;
 
 export interface SpooledQuery {
   spec: QuerySpec;
@@ -159,7 +159,7 @@ export async function spooledGroups(ctx: QueryContext, c: DuckDBConnection, q: S
       return parts;
     }
     const decided = cutOfRuns(bucketRuns(parts.flatMap((p) => p?.runs ?? [])), q.rowLimit, q.window.to);
-    if (decided.returned <= HELD_GROUPS) {
+    if (decided.returned <= READ_BACK_GROUPS) {
       const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
       dispose();
       return heldGroups(rows, decided.truncated, decided.next);
