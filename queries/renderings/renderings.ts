@@ -212,7 +212,9 @@ export class Renderings {
 
   /** The renderings' folder removed (the process is stopping, its engine closed): nothing indexes them any more. Files still being read stay readable until closed. */
   async remove(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    // A job stopped by the engine's close may still be removing its scratch file: a folder emptied
+    // while it is read is tried again (ENOTEMPTY), as the temp folder is at shutdown (serve.ts).
+    await rm(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 
   /** Renders a queued file; whether it was kept. */
