@@ -6,14 +6,14 @@
 // rows and aggregate caches, or the renderings where they are ready). Each tree's server is started in turn; each answer's digest (the body, its status, X-Returned and
 // ETag) is compared. JSON bodies are compared without the two fields that tell the time
 // (meta.observation.ageSeconds, OGC's timeStamp) and with the server's own address taken out.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { issueBenchKey } from './bench-key.ts';
-import { freePort } from './server-process.ts';
+import { freePort, startServer } from './server-process.ts';
 import { REPO_ROOT } from './options.ts';
 
 const run = promisify(execFile);
@@ -46,33 +46,27 @@ function requests(): [string, Record<string, string>][] {
 
 /** The answers of the server in `tree`, a digest a request. */
 async function answersOf(tree: string, env: Record<string, string>, key: string): Promise<string[]> {
-  const port = await freePort();
   // Both trees run from their sources (a compiled tree of this one would not be the other's).
   const { COMPILED_DIR: _compiled, ...parent } = process.env;
-  const child = spawn(process.execPath, ['bin/fire-api.js', 'serve'], { cwd: tree, env: { ...parent, ...env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const base = `http://127.0.0.1:${port}`;
+  const server = await startServer({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' }, { authorization: `Bearer ${key}` }, [], parent, tree);
   try {
-    for (let up = false; !up; ) {
-      if (child.exitCode !== null) throw new Error(`the server of ${tree} exited`);
-      up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
-      if (!up) await new Promise((r) => setTimeout(r, 200));
-    }
     const lines: string[] = [];
     for (const [url, headers] of requests()) {
-      const ask = () => fetch(base + url, { headers: { authorization: `Bearer ${key}`, ...headers } });
+      const ask = () => fetch(server.baseUrl + url, { headers: { ...server.requestHeaders, ...headers } });
       if (values.twice) await (await ask()).arrayBuffer();
       const r = await ask();
       let body = Buffer.from(await r.arrayBuffer());
       if (/json/.test(r.headers.get('content-type') ?? '')) {
-        const text = body.toString('utf8').replaceAll(base, 'BASE').replace(/"ageSeconds":\d+/g, '"ageSeconds":N').replace(/"timeStamp":"[^"]*"/g, '"timeStamp":T');
+        const text = body.toString('utf8').replaceAll(server.baseUrl, 'BASE').replace(/"ageSeconds":\d+/g, '"ageSeconds":N').replace(/"timeStamp":"[^"]*"/g, '"timeStamp":T');
         body = Buffer.from(text);
       }
       const digest = createHash('sha256').update(body).digest('hex').slice(0, 16);
       lines.push(`${digest} ${r.status} ${r.headers.get('x-returned') ?? '-'} ${r.headers.get('etag') ?? '-'} ${url} ${headers.accept ?? ''}`);
     }
+    server.assertAlive();
     return lines;
   } finally {
-    child.kill('SIGTERM');
+    await server.stop();
   }
 }
 

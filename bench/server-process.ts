@@ -74,11 +74,13 @@ export async function startServer(
   requestHeaders: Record<string, string>,
   nodeArgs: readonly string[] = [],
   parentEnv: NodeJS.ProcessEnv = process.env,
+  /** The tree whose server runs (another checkout for bench:answers). */
+  tree: string = REPO_ROOT,
 ): Promise<ServerProcess> {
   const port = Number(env.PORT);
   const child = ownChild(
     spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, 'bin/fire-api.js', 'serve'], {
-      cwd: REPO_ROOT,
+      cwd: tree,
       env: { ...SERVER_ENV, ...parentEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

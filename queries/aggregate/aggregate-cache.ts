@@ -50,23 +50,23 @@ interface Keeper {
 /** A keeper for `groups` under `key`, or null when the answer cannot be kept (no cache, no key, too many groups for an entry). */
 function keeperOf(cache: RowsCache | null | undefined, key: string | null, groups: Groups, columns: readonly AggregateColumn[], dataVersion: string): Keeper | null {
   if (!cache || !key || groups.returned * LEAST_GROUP_BYTES > cache.maxEntryBytes) return null;
-  const writer = new RowWriter(columns);
-  let [rows, full] = [0, false];
+  // Past the bound the writer (and its buffer, grown towards the bound) is let go: never held whole for nothing.
+  let writer: RowWriter | null = new RowWriter(columns);
+  let rows = 0;
   return {
     add(row) {
-      if (full) return;
+      if (!writer) return;
       writer.write(row);
       rows++;
-      // Past the bound the groups written so far are let go: never held whole for nothing.
-      full = HEADER_BYTES + writer.bytes > cache.maxEntryBytes;
-      if (full) writer.take();
+      if (HEADER_BYTES + writer.bytes > cache.maxEntryBytes) writer = null;
     },
     get full() {
-      return full;
+      return writer === null;
     },
     finish() {
-      if (full || rows !== groups.returned) return;
+      if (!writer || rows !== groups.returned) return;
       cache.set(key, { bytes: Buffer.concat([header(groups), writer.take()]), returned: rows, dataVersion });
+      writer = null;
     },
   };
 }

@@ -17,13 +17,15 @@ export type FixedKind<T extends Fixed> = { new (length: number): T; new (buffer:
 /** The validity mask of a vector of `rows` rows (null: no null). */
 const maskOf = (vector: duckdb.Vector, rows: number): Uint8Array | null => duckdb.vector_get_validity(vector, Math.ceil(rows / 64) * 8) ?? null;
 
-/** Column `i` of a chunk: DuckDB's flat vector of fixed-width values as a view (valid while the chunk is), and its validity mask (null: no null). */
-export function fixedColumn<T extends Fixed>(chunk: DuckDBDataChunk, i: number, kind: FixedKind<T>): { values: T; mask: Uint8Array | null } {
-  const rows = chunk.rowCount;
-  const vector = duckdb.data_chunk_get_vector(chunk.chunk, i);
+/** A flat vector of `rows` fixed-width values as a view (valid while its chunk is), and its validity mask (null: no null). */
+function fixedValues<T extends Fixed>(vector: duckdb.Vector, rows: number, kind: FixedKind<T>): { values: T; mask: Uint8Array | null } {
   const data = duckdb.vector_get_data(vector, rows * kind.BYTES_PER_ELEMENT);
   return { values: new kind(data.buffer, data.byteOffset, rows), mask: maskOf(vector, rows) };
 }
+
+/** Column `i` of a chunk: DuckDB's flat vector of fixed-width values as a view (valid while the chunk is), and its validity mask (null: no null). */
+export const fixedColumn = <T extends Fixed>(chunk: DuckDBDataChunk, i: number, kind: FixedKind<T>): { values: T; mask: Uint8Array | null } =>
+  fixedValues(duckdb.data_chunk_get_vector(chunk.chunk, i), chunk.rowCount, kind);
 
 /** Whether row `r` of a vector with validity `mask` has a value (DuckDB's mask: bit `r & 7` of byte `r >> 3`). */
 export const hasValue = (mask: Uint8Array | null, r: number): boolean => mask === null || ((mask[r >> 3]! >> (r & 7)) & 1) === 1;
@@ -35,7 +37,7 @@ export const hasValue = (mask: Uint8Array | null, r: number): boolean => mask ==
 export function columnReader(chunk: DuckDBDataChunk, j: number): ColumnReader {
   const vector = duckdb.data_chunk_get_vector(chunk.chunk, j);
   if (duckdb.get_type_id(duckdb.vector_get_column_type(vector)) === (DuckDBTypeId.DOUBLE as number)) {
-    const { values, mask } = fixedColumn(chunk, j, Float64Array);
+    const { values, mask } = fixedValues(vector, chunk.rowCount, Float64Array);
     return (row) => (hasValue(mask, row) ? values[row]! : null);
   }
   const mask = maskOf(vector, chunk.rowCount);
