@@ -48,7 +48,7 @@ export class Spool {
 
   /** A new temp file's path, removed with the spool (none once it is gone: the request has ended). */
   file(suffix: string): string {
-    if (this.disposed) throw new Error('the aggregate\'s spool is gone');
+    if (this.disposed) this.gone();
     const path = `${tempFileBase(this.place.dir)}-${suffix}`;
     this.paths.add(path);
     return path;
@@ -56,7 +56,7 @@ export class Spool {
 
   /** Room for `more` bytes besides those held, reserved a step at a time while there is room (a 503 when the budget is full, as for extracts); none once the spool is gone. */
   grow(more: number): void {
-    if (this.disposed) throw new Error('the aggregate\'s spool is gone');
+    if (this.disposed) this.gone();
     this.bytes += more;
     if (this.bytes <= this.reservation.bytes) return;
     const budget = this.place.budget;
@@ -80,6 +80,16 @@ export class Spool {
   created(path: string): void {
     if (!this.disposed) return;
     rmSync(path, { force: true });
+    this.gone();
+  }
+
+  /**
+   * Throws for work that comes after the spool went: the request's own reason when it was stopped
+   * (its client gone, its time spent: the spool goes with the signal, and a part still running on
+   * another connection must not turn that into an internal error), a bug otherwise.
+   */
+  private gone(): never {
+    this.place.signal.throwIfAborted();
     throw new Error('the aggregate\'s spool is gone');
   }
 
@@ -115,7 +125,12 @@ export async function spoolPart(c: DuckDBConnection, statement: Compiled, spool:
     spool.created(parquet);
     spool.grow((size = (await stat(parquet)).size));
     const result = await c.stream(`SELECT * FROM read_parquet(${file})`);
-    const part = await spoolChunks(result.columnNames(), () => result.fetchChunk(), spool, columns, read);
+    const part = await spoolChunks(result.columnNames(), () => result.fetchChunk(), spool, columns, read).catch(async (e: unknown) => {
+      // A read left mid-way keeps the file open (removed, its space still taken) until the connection's next statement,
+      // which may be long on a quiet server: the client library cannot close a streamed result, a statement replaces it.
+      await c.run('SELECT 1').catch(() => undefined);
+      throw e;
+    });
     if (part.rows !== copied.rowsChanged) throw new Error(`an aggregate part read back ${part.rows} of the ${copied.rowsChanged} groups written`);
     return part;
   } finally {
