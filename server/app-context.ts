@@ -2,6 +2,7 @@ import type { ExtractContext } from '../queries/renderings/rendered.ts';
 import type { CorrectionStore } from '../queries/files/corrections.ts';
 import type { Extents } from '../queries/files/extent.ts';
 import type { FileStates } from '../queries/files/states.ts';
+import type { SplitMemo } from '../queries/aggregate/aggregate-split-memo.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -13,5 +14,5 @@ export interface AppContext {
   files: FileStates;
   /** The bounding box of each dataset's rows, measured once per file. */
   extents: Extents;
-  extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'> & { corrections: CorrectionStore };
+  extract: Omit<ExtractContext, 'nowMs' | 'signal' | 'engineWork' | 'owner'> & { corrections: CorrectionStore; splitMemo: SplitMemo };
 }

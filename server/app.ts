@@ -33,6 +33,7 @@ import { registerDocsRoute } from './routes/docs.ts';
 import { registerExploreRoute } from './routes/explore.ts';
 import { registerOgcAssets, registerOgcRoutes } from './routes/ogc.ts';
 import { registerOperationRoutes } from './routes/operations.ts';
+import { SplitMemo } from '../queries/aggregate/aggregate-split-memo.ts';
 
 export interface App {
   app: FastifyInstance;
@@ -193,6 +194,8 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       groupRows: config.groupRows,
       inMemoryRows: config.inMemoryRows,
       aggregateSpoolRows: config.aggregateSpoolRows,
+      // Each shape's groups a row, for the plan of its next one-bucket window: this server's own.
+      splitMemo: new SplitMemo(),
       listings: new FolderListings(),
       corrections: new CorrectionStore(config.dataDir),
       connectionsPerExtract: config.extractConnections,

@@ -5,7 +5,7 @@ import { compileAggregate, type FilesFacts } from './compile-aggregate.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Window } from '../window.ts';
 import { bucketSlices, filesIn, mergedSlices, probedQueues, factsFor } from './aggregate-slices.ts';
-import { splitStopped } from './aggregate-split-memo.ts';
+import type { AggregateContext } from './aggregate-split-memo.ts';
 import type { QueryContext } from '../sources/context.ts';
 import { sideBySide, withIdleHelpers } from '../engine/request-connection.ts';
 import { sliceCount } from '../sources/slices.ts';
@@ -94,7 +94,7 @@ async function runQueues(connections: readonly DuckDBConnection[], queues: reado
  * part cut inside a bucket has more than `most` groups short of the limit, the merge would give
  * up: the run stops there.
  */
-export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: PartsRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
+export async function runParts(ctx: AggregateContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: PartsRequest, plan: PartPlan, most: number): Promise<PartsRun | null> {
   return withIdleHelpers(ctx.engine, c, sliceCount(req.window, sources, ctx.connectionsPerExtract), ctx.signal, async (connections) => {
     const planned = plan(connections.length);
     if (!planned) return null;
@@ -105,7 +105,7 @@ export async function runParts(ctx: QueryContext, c: DuckDBConnection, spec: Que
     };
     const givesUp = planned.merged && most < req.rowLimit;
     const run = await runQueues(connections, planned.queues, part, ctx.signal, (r) => givesUp && r.rowCount > most);
-    if (run.stopped) splitStopped();
+    if (run.stopped) ctx.splitMemo.stopped();
     return { results: run.over ? [] : run.results, merged: planned.merged, over: run.over };
   });
 }

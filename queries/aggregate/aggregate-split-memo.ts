@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { AggregateShape } from './aggregate-shape.ts';
 import type { QuerySpec } from '../sql/compile.ts';
 import type { Groups } from './aggregate-groups.ts';
+import type { QueryContext } from '../sources/context.ts';
 
-/** Shapes remembered, the least recently used forgotten first: enough for the shapes a process serves at once, a few dozen bytes each. */
+/** Shapes remembered, the least recently used forgotten first: enough for the shapes a server serves at once, a few dozen bytes each. */
 const MOST_SHAPES = 300;
 
 /** Groups per row of a shape's last one-bucket window run as one part (`whole`: after its parts' groups were too many to merge, or when it was not cut), and of its last one cut and merged. */
@@ -12,17 +13,10 @@ interface Rates {
   merged: number | null;
 }
 
-/** Each shape's rates, least recently used first. Only the plan reads them: a window cut or not gives the same groups. */
-const rates = new Map<string, Rates>();
-
-/**
- * One-bucket windows of many rows this process planned cut inside their bucket, planned whole
- * (their shape's rate too high), and cut ones stopped before their parts all ran (one part alone
- * had more groups than the merge holds).
- */
-const plans = { cut: 0, whole: 0, stopped: 0 };
-export const splitPlans = (): Readonly<typeof plans> => ({ ...plans });
-export const splitStopped = (): void => void plans.stopped++;
+/** What an aggregate reads with: a request's context and its server's split memo. */
+export interface AggregateContext extends QueryContext {
+  splitMemo: SplitMemo;
+}
 
 /**
  * What an aggregate computes, apart from its window: the dataset, the filters and wire-only
@@ -34,51 +28,72 @@ export function shapeKey(spec: QuerySpec, shape: AggregateShape): string {
   return createHash('sha256').update(JSON.stringify(what)).digest('base64url');
 }
 
-/** Whether a one-bucket window of `rows` rows (footer counts) is worth cutting inside its bucket: not when its shape's last rate gives it more than `most` groups, which the merge gives up on. */
-export function splitWorthIt(key: string, rows: number, most: number): boolean {
-  const perRow = remembered(key)?.whole ?? undefined;
-  // At most one group a row: a window of no more rows than the merge holds always fits.
-  const worth = rows <= most || perRow === undefined || rows * perRow <= most;
-  plans[worth ? 'cut' : 'whole']++;
-  return worth;
-}
-
 /**
- * Whether a one-bucket window of `rows` rows cut inside its bucket may have more groups than the
- * merge holds (`most`), so that its parts are worth watching from a first piece on: unless one of
- * its shape's last rates says it fits (a rate is higher over fewer rows: it seldom says so wrongly).
+ * One server's plans for one-bucket windows of many rows: each shape's rates (least recently used
+ * first; only the plan reads them: a window cut or not gives the same groups), and how many were
+ * planned cut inside their bucket, planned whole (their shape's rate too high), and cut but stopped
+ * before their parts all ran (one part alone had more groups than the merge holds), for /metrics.
  */
-export function mayOverflow(key: string, rows: number, most: number): boolean {
-  const known = remembered(key);
-  return ![known?.whole, known?.merged].some((perRow) => perRow != null && rows * perRow <= most);
-}
+export class SplitMemo {
+  private readonly rates = new Map<string, Rates>();
+  private readonly counts = { cut: 0, whole: 0, stopped: 0 };
 
-/** A shape's rates, now its most recently used. */
-function remembered(key: string): Rates | undefined {
-  const known = rates.get(key);
-  if (known) {
-    rates.delete(key);
-    rates.set(key, known);
+  /** The plans so far. */
+  plans(): Readonly<{ cut: number; whole: number; stopped: number }> {
+    return { ...this.counts };
   }
-  return known;
-}
 
-/** The groups per row a shape's one-bucket window had, run whole as one part or cut and merged: remembered for the shape's next window. */
-export function rememberRate(key: string, perRow: number, run: keyof Rates = 'whole'): void {
-  const known = rates.get(key) ?? { whole: null, merged: null };
-  rates.delete(key);
-  rates.set(key, { ...known, [run]: perRow });
-  if (rates.size > MOST_SHAPES) rates.delete(rates.keys().next().value!);
-}
+  /** A cut window's parts were stopped early. */
+  stopped(): void {
+    this.counts.stopped++;
+  }
 
-/**
- * A one-bucket window's groups cut inside its bucket and merged (`split`, watched when it may
- * overflow), its rate then remembered; null when its shape's rate says it has more groups than
- * the merge holds (`most`), or when the merge gave up: the window is then run whole.
- */
-export async function mergedIfWorthIt(key: string, rows: number, most: number, split: (watched: boolean) => Promise<Groups | null>): Promise<Groups | null> {
-  if (!splitWorthIt(key, rows, most)) return null;
-  const merged = await split(mayOverflow(key, rows, most));
-  if (merged && rows > 0) rememberRate(key, merged.returned / rows, 'merged');
-  return merged;
+  /** Whether a one-bucket window of `rows` rows (footer counts) is worth cutting inside its bucket: not when its shape's last rate gives it more than `most` groups, which the merge gives up on. */
+  splitWorthIt(key: string, rows: number, most: number): boolean {
+    const perRow = this.remembered(key)?.whole ?? undefined;
+    // At most one group a row: a window of no more rows than the merge holds always fits.
+    const worth = rows <= most || perRow === undefined || rows * perRow <= most;
+    this.counts[worth ? 'cut' : 'whole']++;
+    return worth;
+  }
+
+  /**
+   * Whether a one-bucket window of `rows` rows cut inside its bucket may have more groups than the
+   * merge holds (`most`), so that its parts are worth watching from a first piece on: unless one of
+   * its shape's last rates says it fits (a rate is higher over fewer rows: it seldom says so wrongly).
+   */
+  mayOverflow(key: string, rows: number, most: number): boolean {
+    const known = this.remembered(key);
+    return ![known?.whole, known?.merged].some((perRow) => perRow != null && rows * perRow <= most);
+  }
+
+  /** A shape's rates, now its most recently used. */
+  private remembered(key: string): Rates | undefined {
+    const known = this.rates.get(key);
+    if (known) {
+      this.rates.delete(key);
+      this.rates.set(key, known);
+    }
+    return known;
+  }
+
+  /** The groups per row a shape's one-bucket window had, run whole as one part or cut and merged: remembered for the shape's next window. */
+  rememberRate(key: string, perRow: number, run: keyof Rates = 'whole'): void {
+    const known = this.rates.get(key) ?? { whole: null, merged: null };
+    this.rates.delete(key);
+    this.rates.set(key, { ...known, [run]: perRow });
+    if (this.rates.size > MOST_SHAPES) this.rates.delete(this.rates.keys().next().value!);
+  }
+
+  /**
+   * A one-bucket window's groups cut inside its bucket and merged (`split`, watched when it may
+   * overflow), its rate then remembered; null when its shape's rate says it has more groups than
+   * the merge holds (`most`), or when the merge gave up: the window is then run whole.
+   */
+  async mergedIfWorthIt(key: string, rows: number, most: number, split: (watched: boolean) => Promise<Groups | null>): Promise<Groups | null> {
+    if (!this.splitWorthIt(key, rows, most)) return null;
+    const merged = await split(this.mayOverflow(key, rows, most));
+    if (merged && rows > 0) this.rememberRate(key, merged.returned / rows, 'merged');
+    return merged;
+  }
 }

@@ -8,7 +8,7 @@ import type { Window } from '../window.ts';
 import { aggregateColumnList, chunkReader, type AggregateColumn } from './aggregate-rows.ts';
 import { resultGroups, type Groups } from './aggregate-groups.ts';
 import { listSources, querySpec } from '../sources/request-sources.ts';
-import type { QueryContext, ExtractRequest } from '../sources/context.ts';
+import type { ExtractRequest } from '../sources/context.ts';
 import { verifierOf } from '../sources/listed-files.ts';
 import { AGGREGATE_WRITERS } from './write/aggregate-writers.ts';
 import { cachedGroups, keepGroups } from './aggregate-cache.ts';
@@ -19,6 +19,7 @@ import { mergedGroups } from './aggregate-merge.ts';
 import { requestConnection } from '../engine/request-connection.ts';
 import { rowsIn } from '../sources/slices.ts';
 import { spooledGroups, spoolsGroups } from './spool/aggregate-spooled.ts';
+import type { AggregateContext } from './aggregate-split-memo.ts';
 
 /*
  * Aggregates: groups of a window's rows by time bucket and keys, with exact statistics.
@@ -75,7 +76,7 @@ function groupsOfRun(run: PartsRun, req: AggregateRequest, cols: AggregateColumn
 }
 
 /** The window's groups: held by DuckDB until sent when they are few, spooled to TEMP_DIR when they may be many. */
-async function groupsOf(ctx: QueryContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
+async function groupsOf(ctx: AggregateContext, c: DuckDBConnection, spec: QuerySpec, sources: Sources, req: AggregateRequest, columns: AggregateColumn[]): Promise<Groups> {
   const cols = aggregateColumns({ spec, shape: req.shape });
   // A merge that may give up (more groups than `most`, short of the limit), `watched` from a first piece on: a sixteenth
   // of the window, and at least twice `most` rows (fewer cannot have more groups than `most`; twice can).
@@ -101,7 +102,7 @@ async function groupsOf(ctx: QueryContext, c: DuckDBConnection, spec: QuerySpec,
 }
 
 /** The window's groups computed on `connection` and its idle helpers, the files checked unchanged after them; kept in the aggregate cache under `key` (spooled groups as they are read). */
-async function computeGroups(ctx: QueryContext, req: AggregateRequest, sources: Sources, connection: DuckDBConnection, key: string | null): Promise<Groups> {
+async function computeGroups(ctx: AggregateContext, req: AggregateRequest, sources: Sources, connection: DuckDBConnection, key: string | null): Promise<Groups> {
   const spec = await querySpec(ctx, req, sources, connection);
   ctx.signal.throwIfAborted();
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
@@ -125,7 +126,7 @@ async function computeGroups(ctx: QueryContext, req: AggregateRequest, sources: 
  * cache (AGGREGATE_CACHE_MB) without a statement, and without a connection but for Parquet. Null
  * when `req.isFresh` says the client holds this version (304).
  */
-export async function prepareAggregate(ctx: QueryContext, req: AggregateRequest): Promise<Aggregate | null> {
+export async function prepareAggregate(ctx: AggregateContext, req: AggregateRequest): Promise<Aggregate | null> {
   const request = requestConnection(ctx.engine, ctx.signal);
   try {
     const needsStations = req.format !== 'csv' && req.shape.keys.some((k) => k.kind === 'station');

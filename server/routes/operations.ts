@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { DATASETS } from '../../datasets/index.ts';
 import { readChain } from '../../queries/files/chain.ts';
 import type { Engine } from '../../queries/engine/engine.ts';
-import { splitPlans } from '../../queries/aggregate/aggregate-split-memo.ts';
 import type { AppContext } from '../app-context.ts';
 import { Problem } from '../problems.ts';
 
@@ -82,9 +81,9 @@ export function registerOperationRoutes(app: FastifyInstance, ctx: AppContext, e
         fire_api_aggregate_cache_hits_total: ctx.extract.aggregateCache?.hits ?? 0,
         fire_api_aggregate_cache_misses_total: ctx.extract.aggregateCache?.misses ?? 0,
         // One-bucket aggregate windows of many rows cut inside their bucket and merged, those run whole (their shape's groups too many to merge), and cut ones stopped early (a part alone had too many).
-        fire_api_aggregate_split_cut_total: splitPlans().cut,
-        fire_api_aggregate_split_whole_total: splitPlans().whole,
-        fire_api_aggregate_split_stopped_total: splitPlans().stopped,
+        fire_api_aggregate_split_cut_total: ctx.extract.splitMemo.plans().cut,
+        fire_api_aggregate_split_whole_total: ctx.extract.splitMemo.plans().whole,
+        fire_api_aggregate_split_stopped_total: ctx.extract.splitMemo.plans().stopped,
         // Windows answered from renderings, and those answered the old way (a file not rendered yet).
         fire_api_renderings_hits_total: ctx.extract.renderings?.hits ?? 0,
         fire_api_renderings_misses_total: ctx.extract.renderings?.misses ?? 0,

@@ -13,7 +13,7 @@ import { Spool, spoolChunks, spoolPart, type SpooledPart } from './aggregate-spo
 import { readSpool } from './aggregate-spool-read.ts';
 import type { QueryContext } from '../../sources/context.ts';
 import { sideBySide, withIdleHelpers } from '../../engine/request-connection.ts';
-import { mergedIfWorthIt, rememberRate, shapeKey } from '../aggregate-split-memo.ts';
+import { shapeKey, type AggregateContext } from '../aggregate-split-memo.ts';
 import { bucketRuns } from '../buckets.ts';
 
 /** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
@@ -109,13 +109,13 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
  * stopped once one alone has more, unless the shape's rates say they fit); either way the rate is
  * remembered, and the shape's next window its whole rate puts past them is not cut.
  */
-async function groupsOf(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
+async function groupsOf(ctx: AggregateContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
   const rows = (w: Window) => rowsIn(q.sources, w);
   const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / PART_ROWS)), q.shape.interval)[0]!;
   const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
   const shape = rest ? null : shapeKey(q.spec, q.shape);
   const most = Math.min(q.rowLimit, HOLD_GROUPS);
-  const merged = shape && (await mergedIfWorthIt(shape, rows(q.window), most, (watched) => split(q.window, most, watched)));
+  const merged = shape && (await ctx.splitMemo.mergedIfWorthIt(shape, rows(q.window), most, (watched) => split(q.window, most, watched)));
   ctx.signal.throwIfAborted();
   if (merged) return merged;
   const statement = statementOf(q, first);
@@ -124,7 +124,7 @@ async function groupsOf(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery,
   // A first part without rows tells nothing: one group a row, the most there can be.
   const perRow = rows(first) >= 1 ? (probe?.rowCount ?? 0) / rows(first) : 1;
   // The whole window's rate, remembered: the shape's next window of as many groups is not cut.
-  if (shape) rememberRate(shape, perRow);
+  if (shape) ctx.splitMemo.rememberRate(shape, perRow);
   const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
   if (expected <= HOLD_GROUPS) {
     const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
@@ -144,7 +144,7 @@ async function groupsOf(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery,
  * once, as they are sent (a few read into memory at once); the temp files go when that read ends,
  * when the request is aborted, when anything fails before, or when the groups are released.
  */
-export async function spooledGroups(ctx: QueryContext, c: DuckDBConnection, q: SpooledQuery, held: HeldParts): Promise<Groups> {
+export async function spooledGroups(ctx: AggregateContext, c: DuckDBConnection, q: SpooledQuery, held: HeldParts): Promise<Groups> {
   const spool = new Spool({ dir: ctx.tempDir, budget: ctx.tempBudget, signal: ctx.signal });
   const dispose = () => {
     ctx.signal.removeEventListener('abort', dispose);
