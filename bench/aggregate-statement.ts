@@ -16,11 +16,11 @@ import { listDatasetFiles } from '../queries/files/partitions.ts';
 import { parseInstant } from '../queries/instant.ts';
 import { compileAggregate } from '../queries/aggregate/compile-aggregate.ts';
 import { factsFor } from '../queries/aggregate/aggregate-slices.ts';
-import { parseAggregateQuery } from '../server/aggregate-params.ts';
-import { AGGREGATE_CASES } from './aggregate-scenario.ts';
-import { listParquet, readParquetSql, windowWhere } from './data.ts';
-import { REPO_ROOT } from './options.ts';
-import { describeMachine, renderMachine } from './table.ts';
+import { parseAggregateQuery } from '../server/params/aggregate-params.ts';
+import { AGGREGATE_CASES } from './scenarios/aggregate-scenario.ts';
+import { listParquet, readParquetSql, windowWhere } from './server/data.ts';
+import { REPO_ROOT } from './lib/options.ts';
+import { describeMachine, renderMachine } from './measure/table.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, year: { type: 'string' }, runs: { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? path.join(REPO_ROOT, 'var/bench-data/scale-10'));

@@ -12,9 +12,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { issueBenchKey } from './bench-key.ts';
-import { freePort, startServer } from './server-process.ts';
-import { REPO_ROOT } from './options.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { freePort, startServer } from './server/server-process.ts';
+import { REPO_ROOT } from './lib/options.ts';
 
 const run = promisify(execFile);
 const { values } = parseArgs({ options: { against: { type: 'string' }, 'spool-rows': { type: 'string' }, twice: { type: 'boolean' } } });

@@ -10,8 +10,8 @@ import { Engine } from '../queries/engine/engine.ts';
 import { FileChecker } from '../queries/files/check.ts';
 import { listDatasetFiles } from '../queries/files/partitions.ts';
 import { writeDemoData } from '../demo/write-demo-data.ts';
-import { issueBenchKey } from './bench-key.ts';
-import { freePort, startServer, type ServerProcess } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { freePort, startServer, type ServerProcess } from './server/server-process.ts';
 
 const { values } = parseArgs({ options: { files: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, scale: { type: 'string', default: '20' } } });
 const files = Number(values.files);

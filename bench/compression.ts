@@ -2,11 +2,11 @@ import http from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { issueBenchKey } from './bench-key.ts';
-import { ensureDataSet } from './data.ts';
-import { parseBenchArgs } from './options.ts';
-import { readCpuSeconds } from './rss.ts';
-import { freePort, startServer, type ServerProcess } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { ensureDataSet } from './server/data.ts';
+import { parseBenchArgs } from './lib/options.ts';
+import { readCpuSeconds } from './server/rss.ts';
+import { freePort, startServer, type ServerProcess } from './server/server-process.ts';
 
 /**
  * HTTP compression: what a researcher on a 10 MB/s link waits for, with and without a content

@@ -13,12 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { issueBenchKey } from './bench-key.ts';
-import { countRows } from './data.ts';
-import { REPO_ROOT } from './options.ts';
-import { chromiumPath } from './programs.ts';
-import { readStatusMb, sampleRss } from './rss.ts';
-import { freePort, startServer } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { countRows } from './server/data.ts';
+import { REPO_ROOT } from './lib/options.ts';
+import { chromiumPath } from './lib/programs.ts';
+import { readStatusMb, sampleRss } from './server/rss.ts';
+import { freePort, startServer } from './server/server-process.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, year: { type: 'string' }, runs: { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? path.join(REPO_ROOT, 'var/bench-data/scale-10'));

@@ -14,9 +14,9 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { extractCommand } from '../client/extract.ts';
 import { readManifest } from '../client/manifest.ts';
-import { issueBenchKey } from './bench-key.ts';
-import { REPO_ROOT } from './options.ts';
-import { freePort, startServer } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { REPO_ROOT } from './lib/options.ts';
+import { freePort, startServer } from './server/server-process.ts';
 
 const { values } = parseArgs({
   options: { 'data-dir': { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'row-limit': { type: 'string' }, runs: { type: 'string' } },

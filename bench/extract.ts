@@ -7,17 +7,17 @@ import { promisify } from 'node:util';
 import { hotspots } from '../datasets/hotspots.ts';
 import { sensorReadings } from '../datasets/sensor-readings.ts';
 import { isArgsError } from '../shared/command-io.ts';
-import { aggregateFigures } from './aggregate-scenario.ts';
-import { ensureDataSet, listParquet, warmPageCache } from './data.ts';
-import { problemsOf, scenarioFigures } from './figures.ts';
-import { capacityFigures, capacityProblems } from './figures-capacity.ts';
-import { soakFigures, soakProblems } from './figures-soak.ts';
-import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './figures-load.ts';
-import { measure, type Measured } from './measure.ts';
-import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './options.ts';
-import { planned, planScenarios, type Plan } from './plan.ts';
-import { readServerProfile, renderSelfTimes, topSelfTimes } from './profile.ts';
-import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
+import { aggregateFigures } from './scenarios/aggregate-scenario.ts';
+import { ensureDataSet, listParquet, warmPageCache } from './server/data.ts';
+import { problemsOf, scenarioFigures } from './measure/figures.ts';
+import { capacityFigures, capacityProblems } from './report/figures-capacity.ts';
+import { soakFigures, soakProblems } from './report/figures-soak.ts';
+import { abortsFigures, coldStartFigures, concurrentFigures, growthFigures, loadProblems, smallWindowsFigures } from './report/figures-load.ts';
+import { measure, type Measured } from './report/measure.ts';
+import { parseBenchArgs, REPO_ROOT, USAGE, type BenchOptions } from './lib/options.ts';
+import { planned, planScenarios, type Plan } from './measure/plan.ts';
+import { readServerProfile, renderSelfTimes, topSelfTimes } from './lib/profile.ts';
+import { describeMachine, info, renderMachine, renderTable, type Figure } from './measure/table.ts';
 
 const log = (line: string) => process.stdout.write(line + '\n');
 

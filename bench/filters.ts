@@ -10,10 +10,10 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { issueBenchKey } from './bench-key.ts';
-import { fetchExtract, type HttpRun, type WireFormat } from './http-run.ts';
-import { REPO_ROOT } from './options.ts';
-import { freePort, startServer } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { fetchExtract, type HttpRun, type WireFormat } from './http/http-run.ts';
+import { REPO_ROOT } from './lib/options.ts';
+import { freePort, startServer } from './server/server-process.ts';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, year: { type: 'string' }, runs: { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? path.join(REPO_ROOT, 'var/bench-data/scale-1'));

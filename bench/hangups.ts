@@ -3,13 +3,13 @@ import http from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { issueBenchKey } from './bench-key.ts';
-import { ensureDataSet } from './data.ts';
-import { parseBenchArgs } from './options.ts';
-import { randomInt, randomLogUniform, seededRandom } from './random.ts';
-import { readStatusMb, sampleRss } from './rss.ts';
-import { waitForMetricAtMost, waitForQuiet } from './server-metrics.ts';
-import { freePort, startServer, type ServerProcess } from './server-process.ts';
+import { issueBenchKey } from './server/bench-key.ts';
+import { ensureDataSet } from './server/data.ts';
+import { parseBenchArgs } from './lib/options.ts';
+import { randomInt, randomLogUniform, seededRandom } from './lib/random.ts';
+import { readStatusMb, sampleRss } from './server/rss.ts';
+import { waitForMetricAtMost, waitForQuiet } from './server/server-metrics.ts';
+import { freePort, startServer, type ServerProcess } from './server/server-process.ts';
 
 /**
  * Memory while clients hang up in bursts: bursts of connections over every dataset, format, coding

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { REPO_ROOT } from './options.ts';
-import { describeMachine, info, renderMachine, renderTable, type Figure } from './table.ts';
-import { ownChild } from './children.ts';
+import { REPO_ROOT } from './lib/options.ts';
+import { describeMachine, info, renderMachine, renderTable, type Figure } from './measure/table.ts';
+import { ownChild } from './server/children.ts';
 
 const VIIRS = 'latitude, longitude, bright_ti4, scan, track, acq_date, acq_time, satellite, instrument, confidence, version, bright_ti5, frp, daynight';
 const MODIS = 'latitude, longitude, brightness, scan, track, acq_date, acq_time, satellite, instrument, confidence, version, bright_t31, frp, daynight';

@@ -2,8 +2,8 @@
 //   node --import tsx bench/readme-table.ts var/bench.json
 // so the table in docs/figures.md is always a measured one, never typed by hand.
 import { readFile } from 'node:fs/promises';
-import { SCENARIO_NAMES, SCENARIOS } from './scenario-names.ts';
-import { formatValue, verdict, type Figure, type Machine } from './table.ts';
+import { SCENARIO_NAMES, SCENARIOS } from './lib/scenario-names.ts';
+import { formatValue, verdict, type Figure, type Machine } from './measure/table.ts';
 
 const MEASURES = new Map<string, string>(SCENARIOS.map((s) => [s.name, s.measures]));
 

@@ -27,9 +27,9 @@ import { compileCopy, CSV_COPY } from '../queries/sql/compile-copy.ts';
 import { compileStaged } from '../queries/sql/compile-staged.ts';
 import { copyInto } from '../queries/encode/copy-stream.ts';
 import { featureBytes } from '../queries/extract/in-memory.ts';
-import { listParquet } from './data.ts';
-import { quantile } from './load-run.ts';
-import { REPO_ROOT } from './options.ts';
+import { listParquet } from './server/data.ts';
+import { quantile } from './scenarios/load-run.ts';
+import { REPO_ROOT } from './lib/options.ts';
 import { fromFlatSidecar, fromMemory, fromParquetSidecar, renderFile, sidecarName, writeFlatSidecar, writeParquetSidecar, type Rendered } from './render-store.ts';
 
 type Format = 'geojson' | 'csv';
@@ -76,7 +76,7 @@ async function today(c: DuckDBConnection, spec: QuerySpec, day: Day, format: For
   return bytes;
 }
 
-/** The floor's statement (bench/engine-floor.ts), its rows fetched; nothing is compared. */
+/** The floor's statement (bench/scenarios/engine-floor.ts), its rows fetched; nothing is compared. */
 async function floor(c: DuckDBConnection, day: Day, from: bigint, to: bigint): Promise<Buffer> {
   const hour = (us: bigint) => new Date(Number(us / 1000n)).toISOString().replace('T', ' ').replace(/\.000Z$/, '+00');
   const where = `"acquiredAtUtc" >= TIMESTAMPTZ '${hour(from)}' AND "acquiredAtUtc" < TIMESTAMPTZ '${hour(to)}'`;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../shared/command-io.ts';
 import { SIMULATED_DATASETS, WINDOWLESS_DATASETS } from '../shared/wire.ts';
-import type { Format } from './page-request.ts';
+import type { Format } from './pages/page-request.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 
 export const EXTRACT_USAGE = `Usage: fire-api extract <dataset> --from A --to B --out FILE [options]

@@ -7,7 +7,7 @@ import { geoMetadata } from '../shared/parquet/geo-metadata.ts';
 import { COLUMNAR_META_KEY, SIMULATED_DATASETS } from '../shared/wire.ts';
 import { buildCitation } from './citation.ts';
 import { ClientError } from './errors.ts';
-import { MAX_FOOTER_BYTES } from './parquet-page.ts';
+import { MAX_FOOTER_BYTES } from './pages/parquet-page.ts';
 import { TOOL } from './io.ts';
 import { ROWS_HASH_DEFINITION, type Manifest } from './manifest.ts';
 import { sha256File, writeJsonAtomic } from './output-file.ts';

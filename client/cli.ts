@@ -1,5 +1,5 @@
 import { EXTRACT_FAILED, extractCommand } from './extract.ts';
-import { COULD_NOT_VERIFY, verifyCommand } from './verify.ts';
+import { COULD_NOT_VERIFY, verifyCommand } from './verify/verify.ts';
 
 /** `fire-api extract|verify ...`: the client program, which speaks to the service over HTTP only. */
 export async function clientMain(argv: string[]): Promise<void> {

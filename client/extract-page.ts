@@ -1,7 +1,7 @@
 import { ClientError, ProtocolError } from './errors.ts';
 import type { ExtractRun } from './extract-run.ts';
 import type { PageRecord } from './manifest.ts';
-import { acceptOf, pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './page-request.ts';
+import { acceptOf, pageUrl, readPage, sameQuery, type PageResult, type PageSink } from './pages/page-request.ts';
 import { retryMessage } from './progress.ts';
 import { rowsDone, walkParameters, type ResumeState } from './resume-state.ts';
 import { withRetries } from './retry.ts';

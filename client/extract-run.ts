@@ -1,6 +1,6 @@
 import type { ExtractOptions } from './args.ts';
 import type { ExtractPaths } from './assemble.ts';
-import type { HttpClient } from './http-page.ts';
+import type { HttpClient } from './pages/http-page.ts';
 import type { OutputFile } from './output-file.ts';
 import type { Progress } from './progress.ts';
 import type { ResumeState } from './resume-state.ts';

@@ -5,7 +5,7 @@ import { parseCommandArgs } from '../shared/command-io.ts';
 import { EXTRACT_USAGE, parseExtractArgs, type ExtractOptions } from './args.ts';
 import { extractPaths, finishExtract, type ExtractPaths } from './assemble.ts';
 import { ClientError } from './errors.ts';
-import { HttpClient } from './http-page.ts';
+import { HttpClient } from './pages/http-page.ts';
 import { processIo, USER_AGENT, type ClientIo } from './io.ts';
 import { checkPage, fetchPage } from './extract-page.ts';
 import type { ExtractRun } from './extract-run.ts';

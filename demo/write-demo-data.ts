@@ -5,7 +5,7 @@
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
-import { buildDemoPlans, chainFile, type DemoOptions } from './demo-plans.ts';
+import { buildDemoPlans, chainFile, type DemoOptions } from './plans/demo-plans.ts';
 import {
   DEMO_FILE_NAME,
   DEMO_SQL_MACROS,
@@ -13,7 +13,7 @@ import {
   type DemoDatasetPlan,
   type StageColumn,
   type StageValue,
-} from './plan.ts';
+} from './plans/plan.ts';
 import { writeFileAtomic } from '../shared/atomic-file.ts';
 import { sqlString } from '../queries/sql/sql.ts';
 import { withWriterDb } from './writer-db.ts';

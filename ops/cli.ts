@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DemoOptions } from '../demo/demo-plans.ts';
+import { DemoOptions } from '../demo/plans/demo-plans.ts';
 import { DATASETS } from '../datasets/index.ts';
 import { ConfigError, loadConfig, type Config } from '../server/config.ts';
 import { isArgsError, UsageError } from '../shared/command-io.ts';

@@ -1,4 +1,4 @@
-/** Every error the query side raises on purpose; server/problems.ts maps each to the problem the client sees. */
+/** Every error the query side raises on purpose; server/http/problems.ts maps each to the problem the client sees. */
 
 /** The service cannot look at the data (503): missing folder, chain down, unreadable or mismatched file. */
 export class DatasetUnavailableError extends Error {

@@ -1,9 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseCorsOrigins, type CorsOrigins } from './cors.ts';
+import { parseCorsOrigins, type CorsOrigins } from './http/cors.ts';
 import { defaultDuckdbConnections } from './duckdb-connections.cjs';
-import { parsePublicUrl } from './public-url.ts';
+import { parsePublicUrl } from './http/public-url.ts';
 
 const Env = z.object({
   HOST: z.string().default('127.0.0.1'),

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { DataVersion } from '../queries/sources/context.ts';
-import type { Encoding } from './compression.ts';
+import type { Encoding } from './http/compression.ts';
 import { effectiveQuery, windowText } from './meta.ts';
-import type { DatasetQuery } from './query-params.ts';
+import type { DatasetQuery } from './params/query-params.ts';
 
 /**
  * Weak ETag: same data version + same normalised query + same format. Weak because GeoJSON's

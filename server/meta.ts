@@ -2,7 +2,7 @@ import type { DatasetDescriptor } from '../datasets/index.ts';
 import type { DataVersion, Extract } from '../queries/sources/context.ts';
 import { formatInstant } from '../queries/instant.ts';
 import { META_HEADER, type WireMeta } from '../shared/wire.ts';
-import type { DatasetQuery } from './query-params.ts';
+import type { DatasetQuery } from './params/query-params.ts';
 
 export type Meta = WireMeta;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
 import { formatInstant } from '../../queries/instant.ts';
 import { FORMATS } from '../../queries/formats.ts';
-import { Problem } from '../problems.ts';
+import { Problem } from '../http/problems.ts';
 import { EXPLORE_PATH, OGC_ROOT } from './html.ts';
 
 /** The OGC API – Features documents (landing, conformance, collections, queryables), links absolute to the request's origin. */

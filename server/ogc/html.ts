@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../escape-html.ts';
-import { prefersHtml } from '../media-types.ts';
-import { pagePrefix, withPublicOrigin } from '../public-url.ts';
+import { escapeHtml } from '../http/escape-html.ts';
+import { prefersHtml } from '../http/media-types.ts';
+import { pagePrefix, withPublicOrigin } from '../http/public-url.ts';
 
 /**
  * The HTML of /api/v1/ogc: a page that holds no data. It is served without a key; its own script

@@ -2,7 +2,7 @@ import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { formatInstant, type Instant } from '../../queries/instant.ts';
 import type { Extract } from '../../queries/sources/context.ts';
-import type { PageShape } from '../page-shape.ts';
+import type { PageShape } from '../params/page-shape.ts';
 import { encodeCursor, type Cursor } from './cursor.ts';
 import { featureNotFound, OGC_ROOT, type Link } from './documents.ts';
 import type { ItemsQuery } from './items-query.ts';

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { MIN_INSTANT, parseInstant, type Instant } from '../../queries/instant.ts';
 import type { Window } from '../../queries/window.ts';
-import { horizontalBoxText } from '../bbox-param.ts';
-import { invalidParameters, type ParameterError } from '../problems.ts';
-import { datasetChoices, parameterErrors, type DatasetQuery } from '../query-params.ts';
+import { horizontalBoxText } from '../params/bbox-param.ts';
+import { invalidParameters, type ParameterError } from '../http/problems.ts';
+import { datasetChoices, parameterErrors, type DatasetQuery } from '../params/query-params.ts';
 import { cursorScope, decodeCursor, RESTART, type Cursor } from './cursor.ts';
 import { fitsColumn } from './documents.ts';
 

@@ -3,7 +3,7 @@ import type { Aggregation, DatasetDescriptor } from '../../datasets/index.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { CELL_SIZES, INTERVALS, STAT_FUNCTIONS } from '../../queries/aggregate/aggregate-shape.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { aggregateQuerySchema } from '../aggregate-params.ts';
+import { aggregateQuerySchema } from '../params/aggregate-params.ts';
 import { dataHeaders } from './headers.ts';
 import { datasetSchemaPrefix, IF_NONE_MATCH, keyedRouteProblems, queryParameters } from './dataset-operation.ts';
 import { componentRef, type SchemaObject } from './schema-convert.ts';

@@ -4,7 +4,7 @@ import { csvHeader } from '../../queries/sql/compile.ts';
 import { GEOMETRY_COLUMN, hasColumnarGeometry } from '../../queries/sql/compile-columnar.ts';
 import { FORMATS } from '../../queries/formats.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { datasetQuerySchema } from '../query-params.ts';
+import { datasetQuerySchema } from '../params/query-params.ts';
 import { dataHeaders } from './headers.ts';
 import { problemResponseId } from './problem-schemas.ts';
 import { datasetDescription } from './prose.ts';

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
-import { escapeHtml } from '../escape-html.ts';
-import { PROBLEM_KINDS } from '../problems.ts';
+import { escapeHtml } from '../http/escape-html.ts';
+import { PROBLEM_KINDS } from '../http/problems.ts';
 import { PROBLEM_KIND_NAMES, PROBLEM_WHEN } from './problem-schemas.ts';
 
 /** The query of /api/v1/docs; strict like every other endpoint. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
-import type { ProblemKind } from '../problems.ts';
+import type { ProblemKind } from '../http/problems.ts';
 import { toOpenApiSchema, type SchemaObject } from './schema-convert.ts';
 import { UtcTimestamp } from './wire-schemas.ts';
 

@@ -1,9 +1,9 @@
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
-import { BOX_HEIGHTS } from '../bbox-param.ts';
+import { BOX_HEIGHTS } from '../params/bbox-param.ts';
 import { CONFORMANCE, MAX_FEATURE_ID, OGC_ROOT, OgcDocumentQuery, OgcFeatureQuery, WITH_IDS } from '../ogc/documents.ts';
 import { OGC_ASSETS, pageAssets } from '../ogc/html.ts';
 import { ogcItemsShape } from '../ogc/items-query.ts';
-import { datasetOwnSchema } from '../query-params.ts';
+import { datasetOwnSchema } from '../params/query-params.ts';
 import { datasetSchemaPrefix, problemRef, queryParameters } from './dataset-operation.ts';
 import { dataHeaders, headerComponents, rateLimitHeaders } from './headers.ts';
 import { problemSchemaId } from './problem-schemas.ts';

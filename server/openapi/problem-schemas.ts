@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LISTED_PARAMETER_ERRORS, PROBLEM_KINDS, problemType, type ProblemKind } from '../problems.ts';
+import { LISTED_PARAMETER_ERRORS, PROBLEM_KINDS, problemType, type ProblemKind } from '../http/problems.ts';
 import type { SchemaObject } from './schema-convert.ts';
 
 export const PROBLEM_KIND_NAMES = Object.keys(PROBLEM_KINDS) as ProblemKind[];

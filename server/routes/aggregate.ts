@@ -11,17 +11,17 @@ import { AGGREGATE_WRITERS, type AggregateWriter } from '../../queries/aggregate
 import { hasGroupGeometry } from '../../queries/aggregate/write/aggregate-geometry.ts';
 import { spoolBody } from '../../queries/encode/spool.ts';
 import type { AppContext } from '../app-context.ts';
-import { parseAggregateQuery } from '../aggregate-params.ts';
-import { keyedOnly } from '../auth.ts';
-import { refuseWhenSaturated } from '../capacity.ts';
-import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
+import { parseAggregateQuery } from '../params/aggregate-params.ts';
+import { keyedOnly } from '../access/auth.ts';
+import { refuseWhenSaturated } from '../access/capacity.ts';
+import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../http/compression.ts';
 import { entityTag, freshness } from '../etag.ts';
-import { DATA_VARY } from '../media-types.ts';
+import { DATA_VARY } from '../http/media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { toProblem } from '../problems.ts';
-import type { DatasetQuery } from '../query-params.ts';
-import { requestSignal } from '../request-signal.ts';
+import { toProblem } from '../http/problems.ts';
+import type { DatasetQuery } from '../params/query-params.ts';
+import { requestSignal } from '../http/request-signal.ts';
 import { seesBrokenTransfers } from './dataset.ts';
 
 /** GET /api/v1/<dataset>/aggregate: validated as the dataset's endpoint, preflighted as an extract, its groups written as they are sent. */

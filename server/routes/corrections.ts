@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { DatasetDescriptor } from '../../datasets/index.ts';
 import { CorrectionsUnavailableError } from '../../queries/errors.ts';
 import type { AppContext } from '../app-context.ts';
-import { invalidParameters, toProblem } from '../problems.ts';
-import { parameterErrors } from '../query-params.ts';
+import { invalidParameters, toProblem } from '../http/problems.ts';
+import { parameterErrors } from '../params/query-params.ts';
 
 const NoParameters = z.strictObject({});
 

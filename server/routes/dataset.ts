@@ -10,17 +10,17 @@ import { mayBeRendered } from '../../queries/renderings/rendered.ts';
 import { spoolBody } from '../../queries/encode/spool.ts';
 import { floorToSecond, instantFromDate, type Instant } from '../../queries/instant.ts';
 import type { AppContext } from '../app-context.ts';
-import { keyedOnly } from '../auth.ts';
-import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../compression.ts';
+import { keyedOnly } from '../access/auth.ts';
+import { encodeBody, encodeWhole, negotiateEncoding, type Encoding } from '../http/compression.ts';
 import { entityTag, freshness } from '../etag.ts';
 import { COLUMNAR_META_KEY } from '../../shared/wire.ts';
-import { DATA_VARY } from '../media-types.ts';
+import { DATA_VARY } from '../http/media-types.ts';
 import { buildMeta, fileMeta, metaHeaders, type Meta } from '../meta.ts';
-import type { PageShape } from '../page-shape.ts';
-import { parseDatasetQuery, type DatasetQuery } from '../query-params.ts';
-import { toProblem } from '../problems.ts';
-import { refuseWhenSaturated } from '../capacity.ts';
-import { requestSignal } from '../request-signal.ts';
+import type { PageShape } from '../params/page-shape.ts';
+import { parseDatasetQuery, type DatasetQuery } from '../params/query-params.ts';
+import { toProblem } from '../http/problems.ts';
+import { refuseWhenSaturated } from '../access/capacity.ts';
+import { requestSignal } from '../http/request-signal.ts';
 
 async function* framed(prefix: string, rows: AsyncGenerator<string | Buffer>, suffix: string): AsyncGenerator<string | Buffer> {
   yield prefix;

@@ -4,10 +4,10 @@ import { stringify } from 'yaml';
 import type { AppContext } from '../app-context.ts';
 import { docsAssets, DocsQuery, DOCS_PAGE_CSP, renderDocsPage } from '../openapi/docs-page.ts';
 import { API_TITLE, API_VERSION, buildOpenApiDocument, listFolderValues } from '../openapi/document.ts';
-import { withPublicOrigin } from '../public-url.ts';
-import { weightedList } from '../weighted-list.ts';
-import { Problem, invalidParameters } from '../problems.ts';
-import { parameterErrors } from '../query-params.ts';
+import { withPublicOrigin } from '../http/public-url.ts';
+import { weightedList } from '../http/weighted-list.ts';
+import { Problem, invalidParameters } from '../http/problems.ts';
+import { parameterErrors } from '../params/query-params.ts';
 
 /**
  * Every string double-quoted and keys written for YAML 1.1 readers (PyYAML and others still read

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { DATASETS, type DatasetDescriptor } from '../../datasets/index.ts';
-import { aggregateQuerySchema } from '../aggregate-params.ts';
+import { aggregateQuerySchema } from '../params/aggregate-params.ts';
 import type { AppContext } from '../app-context.ts';
-import { escapeHtml } from '../escape-html.ts';
+import { escapeHtml } from '../http/escape-html.ts';
 import { EXPLORE_PATH, EXPLORE_SCRIPTS, renderPage, sendPage } from '../ogc/html.ts';
-import { pagePrefix } from '../public-url.ts';
+import { pagePrefix } from '../http/public-url.ts';
 import { queryParameters } from '../openapi/dataset-operation.ts';
 import { listFolderValues } from '../openapi/document.ts';
 import type { SchemaObject } from '../openapi/schema-convert.ts';

@@ -5,9 +5,9 @@ import { collectionNotFound, featureNotFound, fitsColumn, MAX_FEATURE_ID, OGC_RO
 import { sendShell, wantsHtml } from '../ogc/html.ts';
 import { featurePage } from '../ogc/items-page.ts';
 import { wholeTime } from '../ogc/items-query.ts';
-import { linkBase } from '../public-url.ts';
-import { invalidParameters, Problem } from '../problems.ts';
-import { datasetChoices, parameterErrors } from '../query-params.ts';
+import { linkBase } from '../http/public-url.ts';
+import { invalidParameters, Problem } from '../http/problems.ts';
+import { datasetChoices, parameterErrors } from '../params/query-params.ts';
 import { serveQuery } from './dataset.ts';
 
 

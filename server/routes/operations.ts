@@ -5,7 +5,7 @@ import { DATASETS } from '../../datasets/index.ts';
 import { readChain } from '../../queries/files/chain.ts';
 import type { Engine } from '../../queries/engine/engine.ts';
 import type { AppContext } from '../app-context.ts';
-import { Problem } from '../problems.ts';
+import { Problem } from '../http/problems.ts';
 
 async function datasetStatus(dataDir: string, name: string, nowMs: number) {
   const dir = path.join(dataDir, name);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseBenchArgs } from '../../bench/options.ts';
+import { parseBenchArgs } from '../../bench/lib/options.ts';
 import { runBenchReport, runBenchScript, type BenchReport } from '../helpers/bench-run.ts';
 
 const NUMERIC = ['wallSeconds', 'rows', 'bytes', 'rowsPerSecond', 'headersMs', 'firstByteMs', 'peakRssMb', 'serverCpuSeconds', 'referenceSeconds', 'referenceRows', 'ratio'];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { makeCounter } from '../../bench/http-run.ts';
+import { makeCounter } from '../../bench/http/http-run.ts';
 
 // The bench counts the Features it received chunk by chunk: the count must not depend on where the chunks were cut.
-describe('bench/http-run.ts: counting a needle across chunks', () => {
+describe('bench/http/http-run.ts: counting a needle across chunks', () => {
   const needle = Buffer.from('{"type":"Feature",');
   const body = Buffer.from(`{"type":"FeatureCollection","features":[${Array.from({ length: 40 }, (_, i) => `{"type":"Feature","id":${i},"p":"${'x'.repeat(i % 7)}"}`).join(',')}]}\n`);
 

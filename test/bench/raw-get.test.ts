@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchExtract } from '../../bench/http-run.ts';
-import { Framing, type RawResponse } from '../../bench/raw-get.ts';
+import { fetchExtract } from '../../bench/http/http-run.ts';
+import { Framing, type RawResponse } from '../../bench/http/raw-get.ts';
 
 const FEATURES = 3000;
 const feature = (i: number) => `{"type":"Feature","geometry":null,"properties":{"i":${i},"s":"${'x'.repeat(i % 50)}"}}`;
@@ -35,7 +35,7 @@ const chunked = (body: Buffer, sizes: number[]) => {
   return Buffer.concat(out);
 };
 
-describe('bench/raw-get.ts: a response read from the socket into one buffer', () => {
+describe('bench/http/raw-get.ts: a response read from the socket into one buffer', () => {
   const small = geojson.subarray(0, 700);
 
   it('a chunked body, cut anywhere, is handed on whole and de-chunked; its end is the last chunk and trailers', () => {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { heldFds, type SoakResult } from '../../bench/soak.ts';
+import { heldFds, type SoakResult } from '../../bench/scenarios/soak.ts';
 import { runBenchReport, type BenchReport } from '../helpers/bench-run.ts';
 
 const TINY = ['--scale', '0.05', '--days', '3', '--end', '2025-08-01', '--keys', '4'];

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../bench/server-process.ts';
+import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
 import { build, buildTree, removeTree, ROOT } from '../helpers/compiled-tree.ts';
 import { fireApi } from '../helpers/cli.ts';

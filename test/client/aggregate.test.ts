@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractCommand } from '../../client/extract.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { writeAggregateData } from '../helpers/aggregate-data.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCitation } from '../../client/citation.ts';
 import { extractCommand } from '../../client/extract.ts';
 import { Manifest } from '../../client/manifest.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { parseCsv, writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractCommand } from '../../client/extract.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { MODEL_A, MODEL_B, publish, writeCorrectionReadings } from '../helpers/corrections.ts';
 import { station, tempDir, writeChain } from '../helpers/fixtures.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractCommand } from '../../client/extract.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { startFramingProxy, type Framing, type FramingProxy, type Upstream } from '../helpers/framing-proxy.ts';
 import { CHAIN } from '../helpers/sample-data.ts';

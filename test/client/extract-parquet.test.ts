@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractCommand } from '../../client/extract.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { burntAreas } from '../../datasets/burnt-areas.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { wireColumns } from '../../datasets/index.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CsvPageReader } from '../../client/csv-page.ts';
+import { CsvPageReader } from '../../client/pages/csv-page.ts';
 import { ProtocolError, TransferError } from '../../client/errors.ts';
-import { GeoJsonPageReader } from '../../client/geojson-page.ts';
-import { MAX_FOOTER_BYTES, ParquetPageReader } from '../../client/parquet-page.ts';
+import { GeoJsonPageReader } from '../../client/pages/geojson-page.ts';
+import { MAX_FOOTER_BYTES, ParquetPageReader } from '../../client/pages/parquet-page.ts';
 import { encodeStruct, T } from '../../shared/parquet/thrift-compact.ts';
 import { sha256 } from './harness.ts';
 

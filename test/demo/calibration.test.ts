@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDay } from '../../demo/calendar.ts';
 import { createEventSource } from '../../demo/event-source.ts';
 import { HOTSPOTS_PER_DAY, seasonFactor } from '../../demo/fire-events.ts';
-import { HOTSPOT_STAGE, passRows } from '../../demo/hotspot-plan.ts';
+import { HOTSPOT_STAGE, passRows } from '../../demo/plans/hotspot-plan.ts';
 
 const PIXELS = HOTSPOT_STAGE.findIndex((column) => column.name === 'n');
 

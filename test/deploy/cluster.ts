@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { freePort } from '../../bench/server-process.ts';
+import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../../bench/server-process.ts';
+import { freePort } from '../../bench/server/server-process.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 
 export const SHIPPED_CONF = path.resolve(import.meta.dirname, '../../deploy/nginx/fire-api.conf');

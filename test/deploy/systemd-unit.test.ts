@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freePort } from '../../bench/server-process.ts';
+import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
 import { buildTree, removeTree } from '../helpers/compiled-tree.ts';
 import { tempDir } from '../helpers/fixtures.ts';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A figure of the bench's JSON report (bench/table.ts), as a test reads it. */
+/** A figure of the bench's JSON report (bench/measure/table.ts), as a test reads it. */
 export interface BenchFigure {
   headline: boolean;
   scenario: string;

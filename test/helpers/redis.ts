@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { freePort } from '../../bench/server-process.ts';
+import { freePort } from '../../bench/server/server-process.ts';
 
 export interface RedisServer {
   url: string;

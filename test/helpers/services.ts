@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { chromiumPath, executable, findOnPath } from '../../bench/programs.ts';
+import { chromiumPath, executable, findOnPath } from '../../bench/lib/programs.ts';
 
 /**
  * A Debian program some tests need (a real redis-server, nginx, Chromium). Outside CI a missing one

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../server/config.ts';
-import { DATA_VARY } from '../../server/media-types.ts';
+import { DATA_VARY } from '../../server/http/media-types.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFile(path.join(ROOT, file), 'utf8');

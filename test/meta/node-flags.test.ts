@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../bench/server-process.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../bench/server/server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -43,7 +43,7 @@ it('the shipped unit, npm start and the bench run the server with the same Node 
   expect(unit.split('\n').filter((l) => l.startsWith('Environment=COMPILED_DIR='))).toEqual(['Environment=COMPILED_DIR=dist']);
   expect(compiledOf(pkg.scripts.start!)).toEqual(compiled);
   expect(pkg.scripts.build).toBe('node bin/build.mjs');
-  // Every bench that starts servers measures the product (bench/server-process.ts passes the bench's
+  // Every bench that starts servers measures the product (bench/server/server-process.ts passes the bench's
   // environment on); these three start none (operator commands, an in-process prototype, the
   // aggregates' statements in DuckDB alone), and bench:answers compares answers, not figures, of two
   // trees run from their sources (a compiled tree of this one would not be the other's).

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { problemSchemaId } from '../../server/openapi/problem-schemas.ts';
-import type { ProblemKind } from '../../server/problems.ts';
+import type { ProblemKind } from '../../server/http/problems.ts';
 
 type Json = { [key: string]: any };
 

@@ -4,8 +4,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DATASETS, wireColumns } from '../../datasets/index.ts';
-import { PROBLEM_KINDS } from '../../server/problems.ts';
-import { datasetQuerySchema } from '../../server/query-params.ts';
+import { PROBLEM_KINDS } from '../../server/http/problems.ts';
+import { datasetQuerySchema } from '../../server/params/query-params.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 

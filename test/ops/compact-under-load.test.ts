@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServer, type ServerProcess } from '../../bench/server-process.ts';
+import { freePort, startServer, type ServerProcess } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/fixtures.ts';

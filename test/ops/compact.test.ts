@@ -6,7 +6,7 @@ import { fireDanger } from '../../datasets/fire-danger.ts';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { sensorStations } from '../../datasets/sensor-stations.ts';
 import { extractCommand } from '../../client/extract.ts';
-import { verifyCommand } from '../../client/verify.ts';
+import { verifyCommand } from '../../client/verify/verify.ts';
 import { captureIo, extractArgs } from '../client/harness.ts';
 import { burnt } from '../queries/sql/compile-fixtures.ts';
 import { fireApi } from '../helpers/cli.ts';

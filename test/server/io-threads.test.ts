@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServer, type ServerProcess } from '../../bench/server-process.ts';
+import { freePort, startServer, type ServerProcess } from '../../bench/server/server-process.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 
 let dataDir: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORMAT_NAMES, FORMATS } from '../../queries/formats.ts';
-import { negotiateFormat } from '../../server/media-types.ts';
+import { negotiateFormat } from '../../server/http/media-types.ts';
 
 describe('the response format from format and Accept', () => {
   it('format=csv gives CSV whatever Accept asks for', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DATASETS } from '../../datasets/index.ts';
 import { parseInstant, WINDOW_PATTERN } from '../../queries/instant.ts';
-import { datasetQuerySchema } from '../../server/query-params.ts';
+import { datasetQuerySchema } from '../../server/params/query-params.ts';
 
 const hotspots = DATASETS.find((d) => d.name === 'hotspots')!;
 
@@ -30,6 +30,6 @@ describe('one regex per syntax, one reader of parameter errors', () => {
       // The environment is not a request: config.ts reports its own issues.
       if (file !== 'server/config.ts' && /\.issues\b/.test(await readFile(path.join(ROOT, file), 'utf8'))) readers.push(file);
     }
-    expect(readers).toEqual(['server/query-params.ts']);
+    expect(readers).toEqual(['server/params/query-params.ts']);
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Lease } from '../../queries/engine/engine.ts';
 import { EngineBusyError } from '../../queries/errors.ts';
-import { atCapacity, heldRefusal, type Problem } from '../../server/problems.ts';
+import { atCapacity, heldRefusal, type Problem } from '../../server/http/problems.ts';
 import { captureLogs } from '../helpers/logs.ts';
 import { tempDir, writeChain } from '../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetUnavailableError, EngineClosedError, StreamIncompleteError } from '../../queries/errors.ts';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
-import { toProblem } from '../../server/problems.ts';
+import { toProblem } from '../../server/http/problems.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.ts';
 import { corruptColumn, writeBulkHotspots } from '../helpers/parquet.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
-import { isHostValue } from '../../server/public-url.ts';
+import { isHostValue } from '../../server/http/public-url.ts';
 import { ContractChecker } from '../openapi/contract-checker.ts';
 import { rawExchange, type RawAnswer } from '../helpers/raw-http.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { presentedKey } from '../../../server/auth.ts';
+import { presentedKey } from '../../../server/access/auth.ts';
 import { issueKey, revokeKey } from '../../../server/keys/key-admin.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startServer, TEST_HOLDER, type TestServer } from '../../helpers/server.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServer as startServerProcess } from '../../../bench/server-process.ts';
+import { freePort, startServer as startServerProcess } from '../../../bench/server/server-process.ts';
 import { issueKey } from '../../../server/keys/key-admin.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyedOnly } from '../../../server/auth.ts';
+import { keyedOnly } from '../../../server/access/auth.ts';
 import { writeSampleData } from '../../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
