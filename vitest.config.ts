@@ -16,8 +16,8 @@ const ALONE = [
   'test/server/warm-checks.test.ts',
   'test/queries/extract/row-stream.test.ts',
   'test/client/extract-retry.test.ts',
-  'test/server/explore-edges.test.ts',
-  'test/server/rendered-large.test.ts',
+  'test/server/explore/explore-edges.test.ts',
+  'test/server/rendered/rendered-large.test.ts',
   'test/server/stream-integrity.test.ts',
 ];
 // A file moved without its entry here would run shared again, unnoticed.
