@@ -34,8 +34,8 @@ export default defineConfig({
     projects: [
       // One module graph a worker, not one a file: the product's modules are imported once a worker, not once a file
       // (about 200 s of import time a run). A file must then leave nothing the next one could see: its servers closed,
-      // timers real again, no environment changed; process-wide memos (the aggregate split memo) are compared before/after.
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ALONE, maxWorkers: WORKERS, isolate: false, sequence: { groupOrder: 0 } } },
+      // timers real again, no environment changed (test/setup/leaves-nothing.ts checks each file).
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ALONE, maxWorkers: WORKERS, isolate: false, setupFiles: ['test/setup/leaves-nothing.ts'], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
