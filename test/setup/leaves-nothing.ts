@@ -11,7 +11,9 @@ beforeAll(() => {
   servers = listening();
 });
 
-afterAll(() => {
+afterAll(async () => {
+  // A server closed in the file's own afterAll leaves its handle until the loop's close phase.
+  for (let turn = 0; turn < 100 && listening() > servers; turn++) await new Promise((r) => setTimeout(r, 10));
   const changed = [...new Set([...Object.keys(env), ...Object.keys(process.env)])].filter((k) => env[k] !== process.env[k]);
   const left: string[] = [];
   if (changed.length > 0) left.push(`environment changed: ${changed.join(', ')}`);
