@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { buildApp, type App } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
@@ -41,4 +42,26 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     conformance.assertClean();
   };
   return { ...built, url, key, keysFile, auth, get, close, violations: conformance.violations };
+}
+
+/**
+ * Servers of one test each: `start(dataDir, env)` as startServer, every server a test started closed
+ * after it (a server the test closed itself is not closed again).
+ */
+export function serverPerTest(): (dataDir: string, env?: Record<string, string>) => Promise<TestServer> {
+  const open = new Set<TestServer>();
+  afterEach(async () => {
+    for (const s of [...open]) await s.close();
+  });
+  return async (dataDir, env = {}) => {
+    const s = await startServer(dataDir, env);
+    const server: TestServer = {
+      ...s,
+      close: async () => {
+        if (open.delete(server)) await s.close();
+      },
+    };
+    open.add(server);
+    return server;
+  };
 }

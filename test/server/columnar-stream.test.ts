@@ -1,22 +1,15 @@
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { ARROW, arrowTable, type Cell, csvRows, duckdbParquet, fetchBytes, firstDifference, hyparquetKeyValues, hyparquetRows, objectRows, PARQUET } from '../helpers/columnar.ts';
 import { COLUMNAR_ROWS_PER_GROUP } from '../../queries/sql/compile-columnar.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { rawGet, waitFor } from '../helpers/http.ts';
 import { writeBulkHotspots } from '../helpers/parquet.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { serverPerTest, startServer, type TestServer } from '../helpers/server.ts';
 
-const started: TestServer[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (env: Record<string, string> = {}) => {
-  const s = await startServer(dir, env);
-  started.push(s);
-  return s;
-};
+const start = serverPerTest();
+const serve = (env: Record<string, string> = {}) => start(dir, env);
 
 let dir: string;
 beforeAll(async () => {
@@ -75,7 +68,6 @@ describe('identical request over identical data gives identical columnar bytes',
       const s = await serve({ ...GROUPS, ...env });
       const out = [(await fetchBytes(s.get, WINDOW, PARQUET)).bytes, (await fetchBytes(s.get, WINDOW, ARROW)).bytes];
       await s.close();
-      started.splice(started.indexOf(s), 1);
       return out;
     };
     const a = await bodies({ DUCKDB_THREADS: '2' });

@@ -1,22 +1,14 @@
 import { cp, open, readdir, rename, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { hotspot, tempDir } from '../helpers/fixtures.ts';
 import { writeBulkHotspots, writeParquet } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { serverPerTest, type TestServer } from '../helpers/server.ts';
 
-const started: TestServer[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (dir: string, env: Record<string, string> = {}) => {
-  const s = await startServer(dir, env);
-  started.push(s);
-  return s;
-};
+const serve = serverPerTest();
 const QUERIES = [
   '/api/v1/hotspots?from=2025-07-01&to=2025-07-04&format=csv',
   '/api/v1/hotspots?from=2025-07-01&to=2025-07-04',

@@ -1,20 +1,13 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { hotspot } from '../helpers/fixtures.ts';
 import { writeParquet } from '../helpers/parquet.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { serverPerTest, type TestServer } from '../helpers/server.ts';
 
-const started: TestServer[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (dir: string, env: Record<string, string> = {}) => {
-  const s = await startServer(dir, { RESPONSE_CACHE_MB: '64', ...env });
-  started.push(s);
-  return s;
-};
+const start = serverPerTest();
+const serve = (dir: string, env: Record<string, string> = {}) => start(dir, { RESPONSE_CACHE_MB: '64', ...env });
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 const Q = '/api/v1/hotspots?from=2025-08-01&to=2025-08-03';
 const text = async (s: TestServer, q = Q) => {
@@ -59,8 +52,7 @@ describe('rows of recent small responses', () => {
   });
 
   it('are off with RESPONSE_CACHE_MB=0, the default', async () => {
-    const s = await startServer(await writeSampleData());
-    started.push(s);
+    const s = await start(await writeSampleData());
     expect(s.context.config.responseCacheBytes).toBe(0);
     expect((await text(s)).body).toBe((await text(s)).body);
     expect(await metric(s, 'fire_api_rows_cache_hits_total')).toBe(0);

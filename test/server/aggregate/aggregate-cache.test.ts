@@ -1,6 +1,6 @@
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { sensorReadings } from '../../../datasets/sensor-readings.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
@@ -9,27 +9,17 @@ import { ARROW, fetchBytes, PARQUET } from '../../helpers/columnar.ts';
 import { hotspot, reading, station, tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { writeParquet } from '../../helpers/parquet.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { serverPerTest, type TestServer } from '../../helpers/server.ts';
 
 const H = '/api/v1/hotspots/aggregate';
 const GRID = `${H}?from=2024-02-28&to=2024-03-05&groupBy=country,grid&cell=0.25&stats=frp.sum,frp.mean`;
 
 let dataDir: string;
-const started: TestServer[] = [];
 beforeAll(async () => {
   dataDir = await writeAggregateData();
 }, 60_000);
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-afterAll(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (env: Record<string, string> = {}, dir = dataDir) => {
-  const s = await startServer(dir, env);
-  started.push(s);
-  return s;
-};
+const start = serverPerTest();
+const serve = (env: Record<string, string> = {}, dir = dataDir) => start(dir, env);
 
 const metric = async (s: TestServer, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 const counts = async (s: TestServer) => ({ hits: await metric(s, 'fire_api_aggregate_cache_hits_total'), misses: await metric(s, 'fire_api_aggregate_cache_misses_total') });

@@ -1,22 +1,14 @@
 import { cp, mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bulkHotspotsSql } from '../../helpers/aggregate-data.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../../helpers/fixtures.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { serverPerTest, type TestServer } from '../../helpers/server.ts';
 import { waitFor } from '../../helpers/http.ts';
 
-const started: TestServer[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (dir: string, env: Record<string, string> = {}) => {
-  const s = await startServer(dir, env);
-  started.push(s);
-  return s;
-};
+const serve = serverPerTest();
 
 /**
  * Three days of 60,000 detections each in two files a day, row groups of 5,000 rows (work DuckDB

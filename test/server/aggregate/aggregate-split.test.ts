@@ -1,23 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ARROW, fetchBytes, PARQUET } from '../../helpers/columnar.ts';
 import { tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { waitFor } from '../../helpers/http.ts';
 import { bulkHotspotsSql } from '../../helpers/aggregate-data.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { serverPerTest, type TestServer } from '../../helpers/server.ts';
 
-const started: TestServer[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0)) await s.close();
-});
-const serve = async (env: Record<string, string>) => {
-  const s = await startServer(dataDir, { AGGREGATE_CACHE_MB: '0', ...env });
-  started.push(s);
-  return s;
-};
+const start = serverPerTest();
+const serve = (env: Record<string, string>) => start(dataDir, { AGGREGATE_CACHE_MB: '0', ...env });
 
 let dataDir: string;
 /**
