@@ -2,7 +2,7 @@ import { COLUMNAR_ASSEMBLIES } from './columnar-stream.ts';
 import { compileRows } from '../sql/compile.ts';
 import { compileCopy } from '../sql/compile-copy.ts';
 import { copyInto } from '../encode/copy-stream.ts';
-import type { Extract, PreparedExtract } from '../sources/context.ts';
+import { readOnce, type Extract, type PreparedExtract } from '../sources/context.ts';
 import type { ExtractContext } from '../renderings/rendered.ts';
 import { assertFilesUnchanged } from '../files/identity.ts';
 import { listedFiles, verifierOf } from '../sources/listed-files.ts';
@@ -55,21 +55,7 @@ export async function streamGroups(p: PreparedExtract<ExtractContext>): Promise<
 
 /** A response whose groups are written ahead of the client into temp files, each on a connection leased for that write. */
 function streamedExtract(p: PreparedExtract<ExtractContext>, plan: StreamPlan, head: Head): Extract {
-  const body = groupsBody(p, plan);
-  let consumed = false;
-  const chunks = async function* (keyValues: Readonly<Record<string, string>> = {}) {
-    if (consumed) throw new Error('extract already consumed');
-    consumed = true;
-    try {
-      yield* body(keyValues);
-    } finally {
-      plan.reservation.release();
-    }
-  };
-  const dispose = () => {
-    if (!consumed) plan.reservation.release();
-  };
-  return { ...head, chunks, dispose };
+  return { ...head, ...readOnce(groupsBody(p, plan), () => plan.reservation.release()) };
 }
 
 /** The groups written ahead as the format wants them: text rows by COPY or JavaScript, or one columnar assembly. */

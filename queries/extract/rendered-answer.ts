@@ -2,7 +2,7 @@ import { PiecePool } from '../engine/piece-pool.ts';
 import { PIECE_BYTES, readWhole, renderedPieces, type RenderedRead } from '../renderings/renderings.ts';
 import type { Sources } from '../sources/preflight.ts';
 import { wholeWindowBody } from '../formats.ts';
-import type { Extract, ExtractRequest } from '../sources/context.ts';
+import { readOnce, type Extract, type ExtractRequest } from '../sources/context.ts';
 import type { ExtractContext } from '../renderings/rendered.ts';
 import { answerRead, IN_MEMORY_MAX_BYTES, type ReadWindow } from './in-memory.ts';
 import { pageVersion } from './plan.ts';
@@ -37,17 +37,8 @@ async function sendRendered(w: ReadWindow, read: RenderedRead): Promise<Extract>
     read.release();
     throw e;
   }
-  let consumed = false;
   const pool = new PiecePool(PIECE_BYTES);
-  const chunks = async function* () {
-    if (consumed) throw new Error('extract already consumed');
-    consumed = true;
-    try {
-      yield* renderedPieces(read, PIECE_BYTES, pool);
-    } finally {
-      read.release();
-    }
-  };
+  const { chunks } = readOnce(() => renderedPieces(read, PIECE_BYTES, pool), read.release);
   const written = { returned: read.returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }), bytes: read.bytes - read.skip };
   return { ...wholeWindow('rendered', w.sources, written, chunks, read.release), sendsTo: (done) => pool.sendsTo(done) };
 }

@@ -10,7 +10,7 @@ import { compileRows } from '../sql/compile.ts';
 import { compileCopy } from '../sql/compile-copy.ts';
 import type { Window } from '../window.ts';
 import { copyInto, streamWrittenFiles, tempFileBase } from '../encode/copy-stream.ts';
-import type { Extract, ExtractWay, ExtractRequest, PreparedExtract } from '../sources/context.ts';
+import { readOnce, type Extract, type ExtractWay, type ExtractRequest, type PreparedExtract } from '../sources/context.ts';
 import type { ExtractContext } from '../renderings/rendered.ts';
 import { verifierOf } from '../sources/listed-files.ts';
 import { presorted, renderLater } from '../renderings/rendered.ts';
@@ -128,22 +128,11 @@ const WRITTEN_PIECE_BYTES = 256 * 1024;
 /** The written files sent in order and removed, their bytes held in the temp budget until then. */
 export async function sendWritten(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sources'>, files: readonly string[], written: Written): Promise<Extract> {
   const { reservation, bytes } = await reserveWritten(w.ctx.tempBudget, files);
-  let consumed = false;
   const pool = new PiecePool(WRITTEN_PIECE_BYTES);
-  const chunks = async function* () {
-    if (consumed) throw new Error('extract already consumed');
-    consumed = true;
-    try {
-      yield* streamWrittenFiles(files, w.body.separator.length, w.ctx.signal, pool);
-    } finally {
-      reservation.release();
-    }
-  };
-  const dispose = () => {
-    if (consumed) return;
+  const { chunks, dispose } = readOnce(() => streamWrittenFiles(files, w.body.separator.length, w.ctx.signal, pool), () => reservation.release(), () => {
     reservation.release();
     for (const f of files) void rm(f, { force: true });
-  };
+  });
   // The separator before the first row is not sent (every row carries one when there are rows).
   return { ...wholeWindow('copy', w.sources, { ...written, bytes: bytes > 0 ? bytes - w.body.separator.length : 0 }, chunks, dispose), sendsTo: (progress) => pool.sendsTo(progress) };
 }

@@ -111,6 +111,29 @@ export interface Extract {
   dispose(): void;
 }
 
+/**
+ * An extract's body read at most once: `release` gives back what it holds once the read ends,
+ * however it ends; `dispose` gives back what an unread body holds (`unread`, `release` unless
+ * told) and nothing once the read has begun (its own end releases then).
+ */
+export function readOnce(body: (keyValues: Readonly<Record<string, string>>) => AsyncIterable<string | Buffer>, release: () => void, unread: () => void = release): Pick<Extract, 'chunks' | 'dispose'> {
+  let consumed = false;
+  return {
+    chunks: async function* (keyValues = {}) {
+      if (consumed) throw new Error('extract already consumed');
+      consumed = true;
+      try {
+        yield* body(keyValues);
+      } finally {
+        release();
+      }
+    },
+    dispose: () => {
+      if (!consumed) unread();
+    },
+  };
+}
+
 /** A request past its preflight: files listed and checked, filters resolved, its own connection held. */
 export interface PreparedExtract<C extends QueryContext = QueryContext> {
   ctx: C;
