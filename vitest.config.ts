@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { SUITE_TREE } from './test/helpers/compiled-tree.ts';
 import { MissingServicesReporter } from './test/reporters/missing-services.ts';
 
 // Files run side by side: much of their time is spent waiting (HTTP, DuckDB reading Parquet, child
@@ -30,6 +31,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The `fire-api` children the tests start run the compiled tree this builds (test/setup/compiled-tree.ts).
+    globalSetup: ['test/setup/compiled-tree.ts'],
+    env: { COMPILED_DIR: SUITE_TREE },
     reporters: ['default', new MissingServicesReporter()],
     projects: [
       // One module graph a worker, not one a file: the product's modules are imported once a worker, not once a file

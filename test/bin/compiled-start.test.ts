@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
-import { build, buildTree, removeTree, ROOT } from '../helpers/compiled-tree.ts';
+import { build, copyTree, removeTree, ROOT } from '../helpers/compiled-tree.ts';
 import { fireApi } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/http.ts';
@@ -13,7 +13,8 @@ import { TEST_HOLDER } from '../helpers/server.ts';
 
 let tree: string;
 beforeAll(async () => {
-  tree = await buildTree();
+  // A copy of the suite's compiled tree: the last test breaks its stamp and builds it again.
+  tree = await copyTree();
 }, 300_000);
 afterAll(() => removeTree(tree));
 

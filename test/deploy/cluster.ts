@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { SUITE_TREE } from '../helpers/compiled-tree.ts';
 import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
 import { tempDir } from '../helpers/fixtures.ts';
@@ -23,8 +24,8 @@ export class Cluster {
     const issued: string[] = [];
     for (let i = 0; i < keys; i++) issued.push((await issueKey(keysFile, TEST_HOLDER, 30)).key);
     const redis = await startRedis(redisProgram);
-    // The nodes run the sources: their subject is nginx and the restarts; systemd-unit.test.ts runs the unit's compiled tree.
-    const site = { dataDir, keysFile, redisUrl: redis.url, cacheDir: await tempDir('fire-api-cache-'), compiledDir: '' };
+    // The nodes run the suite's compiled tree, as the shipped unit runs `dist` (systemd-unit.test.ts checks that unit).
+    const site = { dataDir, keysFile, redisUrl: redis.url, cacheDir: await tempDir('fire-api-cache-'), compiledDir: SUITE_TREE };
     const nodes: Node[] = [];
     for (const name of ['node-a', 'node-b']) {
       const port = await freePort();

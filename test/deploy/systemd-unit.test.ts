@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/server/server-process.ts';
 import { issueKey } from '../../server/keys/key-admin.ts';
-import { buildTree, removeTree } from '../helpers/compiled-tree.ts';
+import { SUITE_TREE } from '../helpers/compiled-tree.ts';
 import { tempDir } from '../helpers/fixtures.ts';
 import { writeSampleData } from '../helpers/sample-data.ts';
 import { TEST_HOLDER } from '../helpers/server.ts';
@@ -57,10 +57,8 @@ describe('the shipped systemd unit (deploy/systemd/fire-api@.service)', () => {
     const keysFile = path.join(await tempDir('fire-api-keys-'), 'keys.json');
     const { key } = await issueKey(keysFile, TEST_HOLDER, 30);
     const port = await freePort();
-    const tree = await buildTree();
-    onTestFinished(() => removeTree(tree));
     // No Redis listens there: the node fails open and still serves.
-    const env = await unitEnvironment(port, { dataDir, keysFile, redisUrl: 'redis://127.0.0.1:9', cacheDir: await tempDir('fire-api-cache-'), compiledDir: tree });
+    const env = await unitEnvironment(port, { dataDir, keysFile, redisUrl: 'redis://127.0.0.1:9', cacheDir: await tempDir('fire-api-cache-'), compiledDir: SUITE_TREE });
     expect(env.TEMP_DIR).toMatch(new RegExp(`/fire-api/${port}$`));
     const node = new Node('unit', port, env);
     await node.start();
