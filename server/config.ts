@@ -13,6 +13,7 @@ const Env = z.object({
   ROW_LIMIT: z.coerce.number().int().positive().default(1_000_000),
   AGGREGATE_ROW_LIMIT: z.coerce.number().int().positive().default(100_000),
   AGGREGATE_SPOOL_ROWS: z.coerce.number().int().min(0).default(20_000),
+  AGGREGATE_SPOOL_GROUPS: z.coerce.number().int().positive().default(20_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   IN_MEMORY_ROWS: z.coerce.number().int().min(0).default(50_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
@@ -84,6 +85,8 @@ export interface Config {
   aggregateRowLimit: number;
   /** An aggregate window whose files hold at least this many rows may have its groups spooled to TEMP_DIR (0: never). */
   aggregateSpoolRows: number;
+  /** The groups (and rows) a spooled aggregate window is handled in: its first part's rows, the most held, each further part's, the most read back into memory. */
+  aggregateSpoolGroups: number;
   /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
   groupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rowLimit: e.ROW_LIMIT,
     aggregateRowLimit: e.AGGREGATE_ROW_LIMIT,
     aggregateSpoolRows: e.AGGREGATE_SPOOL_ROWS,
+    aggregateSpoolGroups: e.AGGREGATE_SPOOL_GROUPS,
     groupRows: e.GROUP_ROWS,
     inMemoryRows: e.IN_MEMORY_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,

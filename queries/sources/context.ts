@@ -28,6 +28,8 @@ export interface QueryContext {
   inMemoryRows: number;
   /** An aggregate window whose files hold at least this many rows may be spooled to TEMP_DIR (AGGREGATE_SPOOL_ROWS; 0: never; absent: SPOOL_ROWS). */
   aggregateSpoolRows?: number;
+  /** The groups (and rows) a spooled aggregate window is handled in: its first part's rows, the most held, each further part's, the most read back into memory (AGGREGATE_SPOOL_GROUPS; absent: SPOOL_GROUPS). */
+  aggregateSpoolGroups?: number;
   /** Groups written at once: one on a connection waited for, more on idle ones while there are. */
   connectionsPerExtract: number;
   nowMs: number;

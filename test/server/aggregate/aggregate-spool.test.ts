@@ -2,7 +2,6 @@ import type http from 'node:http';
 import { readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_BACK_GROUPS, SPOOL_ROWS } from '../../../queries/aggregate/spool/aggregate-spooled.ts';
 import { sensorStations } from '../../../datasets/sensor-stations.ts';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { ARROW, fetchBytes, PARQUET } from '../../helpers/columnar.ts';
@@ -12,19 +11,31 @@ import { writeParquet, writeSpreadHotspots, writeSpreadReadings } from '../../he
 import { CHAIN } from '../../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
+/** The servers' AGGREGATE_SPOOL_ROWS, and their AGGREGATE_SPOOL_GROUPS (a spooled answer of more groups is read back from disk as it is sent). */
+const SPOOL_ROWS = 2000;
+const SPOOL_GROUPS = 2000;
+const SPOOL = { AGGREGATE_SPOOL_ROWS: String(SPOOL_ROWS), AGGREGATE_SPOOL_GROUPS: String(SPOOL_GROUPS) };
+
 /**
  * Three days, each with fewer rows than SPOOL_ROWS (its answer held by DuckDB until sent), together
- * more (their answer spooled to TEMP_DIR), and more groups in all than READ_BACK_GROUPS (read back from
+ * more (their answer spooled to TEMP_DIR), and more groups in all than SPOOL_GROUPS (read back from
  * disk as they are sent). The days' answers, held, are the reference for the window's, spooled.
  */
 const DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
 const DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];
 const GRID = '&interval=day&groupBy=grid&cell=0.01&stats=frp.sum,frp.mean,bright_ti4.max,scan.count';
 const WINDOW = 'from=2025-08-01&to=2025-08-04';
+/**
+ * Three more days of 12,000 rows, a group each, for the clients that hang up mid-body: their GeoJSON
+ * (about 9 MB) is far more than the sockets take in while the client reads nothing (about 4 MB).
+ */
+const LARGE_DAYS = ['2025-09-01', '2025-09-02', '2025-09-03'];
+const LARGE_DAY_ROWS = 12_000;
+const LARGE_WINDOW = 'from=2025-09-01&to=2025-09-04';
 
 /** Stations with readings (two a station and hour), the first REGISTERED of them in the registry. */
-const STATIONS = 320;
-const REGISTERED = 200;
+const STATIONS = 40;
+const REGISTERED = 25;
 /** Frp values beside some cells' own: outside the common lane, not finite (written as DuckDB spells it), null. */
 const RARE_FRP = [1e-7, 3e6, NaN, null, -2.5e-9];
 
@@ -38,7 +49,7 @@ let tiny: TestServer;
 let kept: TestServer;
 /** A limit just below one day's groups (the first part's statement stops past the limit: just below, the answer still looks large enough to spool). */
 let firstCut: TestServer;
-const FIRST_LIMIT = DAY_ROWS - 1000;
+const FIRST_LIMIT = DAY_ROWS - DAY_ROWS / 12;
 beforeAll(async () => {
   dir = await tempDir();
   for (const day of DAYS) {
@@ -48,17 +59,19 @@ beforeAll(async () => {
     await writeParquet(path.join(dir, `hotspots/date=${day}/b.parquet`), hotspots, rare);
     await writeSpreadReadings(path.join(dir, `sensor-readings/date=${day}/a.parquet`), day, STATIONS);
   }
+  for (const day of LARGE_DAYS) await writeSpreadHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, LARGE_DAY_ROWS);
   const registry = Array.from({ length: REGISTERED }, (_, s) => station(`ST${String(s).padStart(4, '0')}`, { latitude: 38 + s / 1000, longitude: -9 + s / 1000 }));
   await writeParquet(path.join(dir, 'sensor-stations/stations.parquet'), sensorStations, registry);
   for (const d of ['hotspots', 'sensor-readings', 'sensor-stations']) await writeChain(dir, d, CHAIN);
   // Without the aggregate cache, each request here computes and spools its answer.
-  server = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' });
+  server = await startServer(dir, { ...SPOOL, RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0' });
   held = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', AGGREGATE_SPOOL_ROWS: '0' });
-  kept = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '64' });
+  kept = await startServer(dir, { ...SPOOL, RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '64' });
   // Two days' groups fit under the limit, three do not.
-  cut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(2 * DAY_ROWS + 1) });
-  tiny = await startServer(dir, { RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '1' });
-  firstCut = await startServer(dir, { RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(FIRST_LIMIT) });
+  cut = await startServer(dir, { ...SPOOL, RESPONSE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(2 * DAY_ROWS + 1) });
+  // 10 KB: less than one part's groups.
+  tiny = await startServer(dir, { ...SPOOL, RESPONSE_CACHE_MB: '0', TEMP_DIR_MAX_MB: '0.01' });
+  firstCut = await startServer(dir, { ...SPOOL, RESPONSE_CACHE_MB: '0', AGGREGATE_CACHE_MB: '0', AGGREGATE_ROW_LIMIT: String(FIRST_LIMIT) });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
@@ -91,7 +104,7 @@ const openSpools = async () => {
 
 describe('an aggregate of many groups, spooled', () => {
   it('is the days\' answers, held, byte for byte, in CSV and GeoJSON, read back from disk or into memory', async () => {
-    expect([DAY_ROWS < SPOOL_ROWS, DAYS.length * DAY_ROWS >= SPOOL_ROWS, DAYS.length * DAY_ROWS > READ_BACK_GROUPS]).toEqual([true, true, true]);
+    expect([DAY_ROWS < SPOOL_ROWS, DAYS.length * DAY_ROWS >= SPOOL_ROWS, DAYS.length * DAY_ROWS > SPOOL_GROUPS]).toEqual([true, true, true]);
     // The grid's groups are spooled and read back from disk; the hours' few, once the first part has told so, held.
     for (const [shape, format, spooled] of [[GRID, '&format=csv', true], [GRID, '', true], ['&interval=hour&groupBy=country,daynight&stats=frp.mean,frp.max', '&format=csv', false]] as const) {
       const refused = await tiny.get(`/api/v1/hotspots/aggregate?${WINDOW}${shape}${format}`);
@@ -110,7 +123,7 @@ describe('an aggregate of many groups, spooled', () => {
   it('is the same answer held, byte for byte, in every format, with grid cells, stations, rare and non-finite values', async () => {
     const stations = `/api/v1/sensor-readings/aggregate?${WINDOW}&interval=hour&groupBy=stationId&stats=airTemperatureC.sum,airTemperatureC.mean,airTemperatureC.max,airTemperatureC.count`;
     const grid = `/api/v1/hotspots/aggregate?${WINDOW}${GRID}`;
-    expect(STATIONS * 24 * DAYS.length).toBeGreaterThan(READ_BACK_GROUPS);
+    expect(STATIONS * 24 * DAYS.length).toBeGreaterThan(SPOOL_GROUPS);
     // GeoJSON's meta says how old the data is at the moment of each request: the one thing that may differ.
     const clockless = (b: Buffer) => b.toString().replace(/"ageSeconds":\d+/, '"ageSeconds":0');
     for (const url of [stations, grid]) {
@@ -118,7 +131,7 @@ describe('an aggregate of many groups, spooled', () => {
         const [spooled, reference] = await Promise.all([fetchBytes(server.get, url + format, accept), fetchBytes(held.get, url + format, accept)]);
         expect([spooled.status, reference.status]).toEqual([200, 200]);
         expect(spooled.headers.get('x-returned')).toBe(reference.headers.get('x-returned'));
-        expect(Number(spooled.headers.get('x-returned'))).toBeGreaterThan(READ_BACK_GROUPS);
+        expect(Number(spooled.headers.get('x-returned'))).toBeGreaterThan(SPOOL_GROUPS);
         if (format === '' && accept === undefined) expect(clockless(spooled.bytes)).toBe(clockless(reference.bytes));
         else expect(spooled.bytes.equals(reference.bytes)).toBe(true);
       }
@@ -127,7 +140,7 @@ describe('an aggregate of many groups, spooled', () => {
     const csv = (await text(server, `${stations}&format=csv`)).body;
     expect(csv).toContain(',3000000.0000001,');
     const features = await (await server.get(stations)).text();
-    expect(features).toContain('"stationId":"ST0319"');
+    expect(features).toContain(`"stationId":"ST${String(STATIONS - 1).padStart(4, '0')}"`);
     expect([features.includes('"geometry":{"type":"Point"'), features.includes('"geometry":null')]).toEqual([true, true]);
     expect(await openSpools()).toEqual([]);
   });
@@ -161,7 +174,7 @@ describe('an aggregate of many groups, spooled', () => {
   it('removes its temp files and gives their space back when the client hangs up mid-body', async () => {
     const budget = server.context.extract.tempBudget;
     let received: http.IncomingMessage | undefined;
-    const request = stalledGet(`${server.url}/api/v1/hotspots/aggregate?${WINDOW}${GRID}`, server.auth, (res) => (received = res));
+    const request = stalledGet(`${server.url}/api/v1/hotspots/aggregate?${LARGE_WINDOW}${GRID}`, server.auth, (res) => (received = res));
     // The body is being sent from the spool: its space is held while the client reads nothing.
     expect(await waitFor(() => received !== undefined, 60_000)).toBe(true);
     expect(budget.usedBytes).toBeGreaterThan(0);
@@ -180,7 +193,7 @@ describe('an aggregate of many groups, spooled', () => {
       for (const [format, accept] of [['&format=csv', undefined], ['', undefined], ['', ARROW], ['', PARQUET]] as const) {
         const [first, again, reference] = [await fetchBytes(kept.get, url + format, accept), await fetchBytes(kept.get, url + format, accept), await fetchBytes(held.get, url + format, accept)];
         expect(await counts(kept)).toEqual({ hits: ++asked, misses: asked });
-        expect([first.status, Number(first.headers.get('x-returned')) > READ_BACK_GROUPS]).toEqual([200, true]);
+        expect([first.status, Number(first.headers.get('x-returned')) > SPOOL_GROUPS]).toEqual([200, true]);
         const same = (a: Buffer, b: Buffer) => (format === '' && accept === undefined ? clockless(a) === clockless(b) : a.equals(b));
         expect([same(again.bytes, first.bytes), same(first.bytes, reference.bytes)]).toEqual([true, true]);
       }
@@ -189,7 +202,7 @@ describe('an aggregate of many groups, spooled', () => {
   });
 
   it('keeps nothing of a spooled answer whose client hangs up mid-body', async () => {
-    const url = `/api/v1/hotspots/aggregate?${WINDOW}&interval=day&groupBy=grid&cell=0.01&stats=frp.max`;
+    const url = `/api/v1/hotspots/aggregate?${LARGE_WINDOW}&interval=day&groupBy=grid&cell=0.01&stats=frp.max`;
     const before = await counts(kept);
     let received: http.IncomingMessage | undefined;
     const request = stalledGet(`${kept.url}${url}`, kept.auth, (res) => (received = res));
