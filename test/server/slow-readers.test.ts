@@ -8,8 +8,8 @@ import { writeBulkHotspots } from '../helpers/parquet.ts';
 import { CHAIN } from '../helpers/sample-data.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-const DAYS = 16;
-const ROWS_PER_DAY = 20_000;
+const DAYS = 10;
+const ROWS_PER_DAY = 10_000;
 const day = (d: number) => `2025-08-${String(d).padStart(2, '0')}`;
 const dayFile = (d: number) => path.join(dir, `hotspots/date=${day(d)}/a.parquet`);
 const LONG = `/api/v1/hotspots?from=${day(1)}&to=${day(DAYS + 1)}&format=csv`;
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 /** One group per day, and a write-ahead of about one group: a paused client soon stops production. */
-const SMALL_AHEAD = { GROUP_ROWS: String(ROWS_PER_DAY), EXTRACT_AHEAD_MB: '2' };
+const SMALL_AHEAD = { GROUP_ROWS: String(ROWS_PER_DAY), EXTRACT_AHEAD_MB: '1' };
 
 async function withServer(env: Record<string, string>, run: (s: TestServer) => Promise<void>): Promise<void> {
   const s = await startServer(dir, env);
@@ -66,12 +66,12 @@ describe('capacity belongs to the engine, not to the clients’ networks', () =>
   }, 60_000);
 
   it('a steady slow reader whose download lasts far past QUERY_TIMEOUT_MS receives every row', async () => {
-    // The engine's part (four groups of 20,000 rows) takes well under a second on a quiet machine;
+    // The engine's part (eight groups of 10,000 rows) takes well under a second on a quiet machine;
     // the budget leaves room for a loaded one, and the download lasts about three budgets.
     await withServer({ GROUP_ROWS: String(ROWS_PER_DAY), EXTRACT_AHEAD_MB: '4', QUERY_TIMEOUT_MS: '5000' }, async (s) => {
-      const url = `${s.url}/api/v1/hotspots?from=${day(1)}&to=${day(5)}&format=csv`;
+      const url = `${s.url}/api/v1/hotspots?from=${day(1)}&to=${day(9)}&format=csv`;
       const r = await throttledGet(url, { headers: s.auth, bytesPerSecond: 700_000 });
-      expect([r.status, r.complete, Number(r.headers['x-returned'])]).toEqual([200, true, 4 * ROWS_PER_DAY]);
+      expect([r.status, r.complete, Number(r.headers['x-returned'])]).toEqual([200, true, 8 * ROWS_PER_DAY]);
       expect(r.ms).toBeGreaterThan(10_000);
       expect(await waitFor(() => s.engine.busy === 0)).toBe(true);
     });
@@ -134,7 +134,7 @@ describe('capacity belongs to the engine, not to the clients’ networks', () =>
   }, 60_000);
 
   it('a spent TEMP_DIR budget is a quick 503 with Retry-After before the first byte, never a stall', async () => {
-    await withServer({ ...SMALL_AHEAD, TEMP_DIR_MAX_MB: '3', RETRY_AFTER_SECONDS: '7' }, async (s) => {
+    await withServer({ ...SMALL_AHEAD, TEMP_DIR_MAX_MB: '1.5', RETRY_AFTER_SECONDS: '7' }, async (s) => {
       const { clients } = await stalledReaders(s, 1);
       try {
         // Production has stopped at the write-ahead bound: what the reader holds no longer moves.
