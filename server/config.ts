@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.ts';
 import { defaultDuckdbConnections } from './duckdb-connections.cjs';
 import { parsePublicUrl } from './http/public-url.ts';
+import { COLUMNAR_ROWS_PER_GROUP } from '../queries/sql/compile-columnar.ts';
 
 const Env = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -15,6 +16,7 @@ const Env = z.object({
   AGGREGATE_SPOOL_ROWS: z.coerce.number().int().min(0).default(20_000),
   AGGREGATE_SPOOL_GROUPS: z.coerce.number().int().positive().default(20_000),
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
+  PARQUET_ROW_GROUP_ROWS: z.coerce.number().int().positive().default(COLUMNAR_ROWS_PER_GROUP),
   IN_MEMORY_ROWS: z.coerce.number().int().min(0).default(50_000),
   WARM_FILE_CHECKS: z.stringbool().default(true),
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
@@ -89,6 +91,8 @@ export interface Config {
   aggregateSpoolGroups: number;
   /** Rows per ordered query while streaming: bounds DuckDB's sort memory and paces the pipeline. */
   groupRows: number;
+  /** Rows per row group of a Parquet response (each group's file is cut into row groups of this many). */
+  parquetRowGroupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
   inMemoryRows: number;
   /** Check every data file in the background at start, so first requests find their checks cached. */
@@ -169,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateSpoolRows: e.AGGREGATE_SPOOL_ROWS,
     aggregateSpoolGroups: e.AGGREGATE_SPOOL_GROUPS,
     groupRows: e.GROUP_ROWS,
+    parquetRowGroupRows: e.PARQUET_ROW_GROUP_ROWS,
     inMemoryRows: e.IN_MEMORY_ROWS,
     warmFileChecks: e.WARM_FILE_CHECKS,
     fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,

@@ -11,6 +11,8 @@ import { streamWrittenAhead, type WriteAheadPlan } from './write-ahead.ts';
 export interface ColumnarGroups {
   descriptor: DatasetDescriptor;
   tempDir: string;
+  /** Rows per Parquet row group (PARQUET_ROW_GROUP_ROWS). */
+  parquetRowGroupRows: number;
   /** Groups of the response (none when its window has no rows). */
   groups: number;
   /** The ordered select of group `i`. */
@@ -34,7 +36,7 @@ export async function* parquetBody(p: ColumnarGroups, keyValues: Readonly<Record
     groups: Math.max(1, p.groups),
     skipFirstBytes: 0,
     write: async (i, c, target) => {
-      const rows = await copyInto(c, compileParquetCopy(select(i), target, p.tempDir));
+      const rows = await copyInto(c, compileParquetCopy(select(i), target, p.tempDir, p.parquetRowGroupRows));
       footers[i] = await readGroupFooter(target);
       return rows;
     },

@@ -86,7 +86,7 @@ function groupsBody(p: PreparedExtract<ExtractContext>, plan: StreamPlan): (keyV
   return (keyValues) => {
     const body = rules.body;
     if (body.kind === 'columnar') {
-      const columnar = { descriptor: req.descriptor, tempDir: ctx.tempDir, groups: groups.length, rows, writeAhead };
+      const columnar = { descriptor: req.descriptor, tempDir: ctx.tempDir, parquetRowGroupRows: ctx.parquetRowGroupRows, groups: groups.length, rows, writeAhead };
       return COLUMNAR_ASSEMBLIES[body.assembly](columnar, keyValues);
     }
     // A format without an encoder is always written by DuckDB.

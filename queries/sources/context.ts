@@ -24,6 +24,8 @@ export interface QueryContext {
   rowLimit: number;
   /** Rows per ordered query (partition group). */
   groupRows: number;
+  /** Rows per row group of a Parquet response (PARQUET_ROW_GROUP_ROWS). */
+  parquetRowGroupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory, no temp file (0: never). */
   inMemoryRows: number;
   /** An aggregate window whose files hold at least this many rows may be spooled to TEMP_DIR (AGGREGATE_SPOOL_ROWS; 0: never; absent: SPOOL_ROWS). */

@@ -2,10 +2,10 @@ import { wireColumns, type Column, type DatasetDescriptor } from '../../datasets
 import { ident, quoteFilePath } from './sql.ts';
 
 /**
- * Rows per Parquet row group: pinned, so the bytes never depend on DuckDB's defaults. DuckDB holds
- * a row group in memory until it is full; on the bench's year (two groups written at once) the peak
- * RSS was 676 MB with DuckDB's default of 122,880, 497 MB with 65,536 and 420 MB with 32,768, for
- * 31.8, 32.7 and 34.0 bytes per row.
+ * Rows per Parquet row group unless PARQUET_ROW_GROUP_ROWS says otherwise: pinned, so the bytes never
+ * depend on DuckDB's defaults. DuckDB holds a row group in memory until it is full; on the bench's
+ * year (two groups written at once) the peak RSS was 676 MB with DuckDB's default of 122,880, 497 MB
+ * with 65,536 and 420 MB with 32,768, for 31.8, 32.7 and 34.0 bytes per row.
  */
 export const COLUMNAR_ROWS_PER_GROUP = 65_536;
 
@@ -66,7 +66,7 @@ export function compileEmptyColumnar(d: DatasetDescriptor): string {
  * pinned (row group size, compression, GeoParquet flavour); the file-level metadata DuckDB writes
  * (its version string, its `geo` block) is replaced when the groups' footers are combined.
  */
-export function compileParquetCopy(rows: { sql: string; params: string[] }, target: string, tempDir: string) {
-  const options = `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE ${COLUMNAR_ROWS_PER_GROUP}, GEOPARQUET_VERSION 'V1'`;
+export function compileParquetCopy(rows: { sql: string; params: string[] }, target: string, tempDir: string, rowGroupRows: number) {
+  const options = `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE ${rowGroupRows}, GEOPARQUET_VERSION 'V1'`;
   return { sql: `COPY (${rows.sql}) TO ${quoteFilePath(target, tempDir, 'TEMP_DIR')} (${options})`, params: rows.params };
 }

@@ -52,6 +52,11 @@ export async function hyparquetRows(bytes: Buffer): Promise<Record<string, unkno
   return parquetReadObjects({ file: asArrayBuffer(bytes), compressors, parsers: { timestampFromMicroseconds: (us: bigint) => us } });
 }
 
+/** The rows of each row group, from the footer as hyparquet reads it. */
+export function hyparquetRowGroupRows(bytes: Buffer): number[] {
+  return parquetMetadata(asArrayBuffer(bytes)).row_groups.map((g) => Number(g.num_rows));
+}
+
 export function hyparquetKeyValues(bytes: Buffer): Record<string, string> {
   const meta = parquetMetadata(asArrayBuffer(bytes));
   return Object.fromEntries((meta.key_value_metadata ?? []).map((kv) => [kv.key, kv.value ?? '']));

@@ -33,6 +33,7 @@ const context = (groupRows: number): ExtractContext => ({
   tempDir: path.join(dataDir, '.tmp'),
   rowLimit: 1_000_000,
   groupRows,
+  parquetRowGroupRows: 65_536,
   inMemoryRows: 0,
   connectionsPerExtract: 2,
   nowMs: Date.parse('2025-08-03T07:00:00Z'),
