@@ -194,6 +194,7 @@ async function assembleApp(app: FastifyInstance, config: Config, engine: Engine,
       groupRows: config.groupRows,
       parquetRowGroupRows: config.parquetRowGroupRows,
       inMemoryRows: config.inMemoryRows,
+      inMemoryMaxBytes: config.inMemoryMaxBytes,
       aggregateSpoolRows: config.aggregateSpoolRows,
       aggregateSpoolGroups: config.aggregateSpoolGroups,
       // Each shape's groups a row, for the plan of its next one-bucket window: this server's own.

@@ -18,6 +18,7 @@ const Env = z.object({
   GROUP_ROWS: z.coerce.number().int().positive().default(100_000),
   PARQUET_ROW_GROUP_ROWS: z.coerce.number().int().positive().default(COLUMNAR_ROWS_PER_GROUP),
   IN_MEMORY_ROWS: z.coerce.number().int().min(0).default(50_000),
+  IN_MEMORY_MAX_MB: z.coerce.number().positive().default(4),
   WARM_FILE_CHECKS: z.stringbool().default(true),
   FILE_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).default(0),
@@ -95,6 +96,8 @@ export interface Config {
   parquetRowGroupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory by one statement (0: never). */
   inMemoryRows: number;
+  /** A window read into memory (or from renderings) of more bytes than this is sent from a temp file (or a piece at a time). */
+  inMemoryMaxBytes: number;
   /** Check every data file in the background at start, so first requests find their checks cached. */
   warmFileChecks: boolean;
   /** How often new or changed data files are looked for and checked in the background (0: never). */
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupRows: e.GROUP_ROWS,
     parquetRowGroupRows: e.PARQUET_ROW_GROUP_ROWS,
     inMemoryRows: e.IN_MEMORY_ROWS,
+    inMemoryMaxBytes: Math.floor(e.IN_MEMORY_MAX_MB * 1024 * 1024),
     warmFileChecks: e.WARM_FILE_CHECKS,
     fileCheckIntervalMs: e.FILE_CHECK_INTERVAL_MS,
     responseCacheBytes: Math.floor(e.RESPONSE_CACHE_MB * 1024 * 1024),

@@ -63,13 +63,6 @@ export function featureBytes(result: DuckDBMaterializedResult): Buffer {
   return Buffer.concat(parts, total);
 }
 
-/**
- * The most bytes a response read into memory is sent from memory (a slow client's socket holds
- * them all, as for the rows cache's entries); more are written to a temp file and sent from there,
- * under the temp budget, like a copied window.
- */
-export const IN_MEMORY_MAX_BYTES = 4 * 1024 * 1024;
-
 /** The Features written to a temp file (after the separator the copied files begin with) and sent from it. */
 async function spill(w: Pick<WholeWindowCopy, 'ctx' | 'body' | 'sources'>, bytes: Buffer, written: { returned: number; dataVersion: string }): Promise<Extract> {
   const file = `${tempFileBase(w.ctx.tempDir)}-0.csv`;
@@ -105,12 +98,14 @@ export type ReadWindow = Pick<WholeWindowCopy, 'ctx' | 'req' | 'sources' | 'grou
 
 /**
  * Bytes read into memory, checked like a copied window: answered from memory and kept in the rows
- * cache when asked again, or, past IN_MEMORY_MAX_BYTES, sent from a temp file.
+ * cache when asked again, or, past `ctx.inMemoryMaxBytes` (IN_MEMORY_MAX_MB), written to a temp file
+ * and sent from there, under the temp budget, like a copied window (a slow client's socket holds all
+ * the bytes sent from memory, as for the rows cache's entries).
  */
 export async function answerRead(w: ReadWindow, bytes: Buffer, returned: number, way: ExtractWay = 'memory'): Promise<Extract> {
   await verifyWritten(w, returned, way === 'rendered');
   const page = { returned, dataVersion: pageVersion(w.sources, { to: w.req.window?.to ?? null }) };
-  if (bytes.length > IN_MEMORY_MAX_BYTES) return spill(w, bytes, page);
+  if (bytes.length > w.ctx.inMemoryMaxBytes) return spill(w, bytes, page);
   const written = { bytes, ...page };
   const cache = w.ctx.rowsCache;
   if (w.cacheKey && cache?.admit(w.cacheKey) && bytes.length <= cache.maxEntryBytes) cache.set(w.cacheKey, written);
@@ -120,7 +115,7 @@ export async function answerRead(w: ReadWindow, bytes: Buffer, returned: number,
 /** The window's Features staged through a table, then its files rendered in the background (RENDER_CACHE_MB). */
 export async function answerInMemory(w: WholeWindowCopy): Promise<Extract> {
   const { bytes, returned } = await readStaged(w);
-  if (bytes.length > IN_MEMORY_MAX_BYTES) {
+  if (bytes.length > w.ctx.inMemoryMaxBytes) {
     // Written to its temp file before the connection is given back: windows are then never read into
     // memory faster than they are written out. Under load the writes wait for I/O threads the running
     // statements hold, and bodies of 15 MB piled up (eleven at once, clients hanging up in bursts).

@@ -4,7 +4,7 @@ import type { Sources } from '../sources/preflight.ts';
 import { wholeWindowBody } from '../formats.ts';
 import { readOnce, type Extract, type ExtractRequest } from '../sources/context.ts';
 import type { ExtractContext } from '../renderings/rendered.ts';
-import { answerRead, IN_MEMORY_MAX_BYTES, type ReadWindow } from './in-memory.ts';
+import { answerRead, type ReadWindow } from './in-memory.ts';
 import { pageVersion } from './plan.ts';
 import { presorted, readRendered } from '../renderings/rendered.ts';
 import { verifyWritten, wholeWindow } from './whole-window.ts';
@@ -14,7 +14,7 @@ import { verifyWritten, wholeWindow } from './whole-window.ts';
  * checks need none), or null: not renderable, or a file not rendered (yet, or any more). A file
  * changed just before it was listed has its footer read again after the rows are found, before the
  * first byte; the others are the versions their renderings hold (see assertFilesUnchanged). A
- * window of more than IN_MEMORY_MAX_BYTES is read and sent a piece at a time, its renderings kept
+ * window of more than `ctx.inMemoryMaxBytes` is read and sent a piece at a time, its renderings kept
  * until it is sent. `mayWait` false: never waits for a rendering (the request holds a connection).
  */
 export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, sources: Sources, cacheKey: string | null, mayWait = true): Promise<Extract | null> {
@@ -22,9 +22,9 @@ export async function answerRendered(ctx: ExtractContext, req: ExtractRequest, s
   const files = sources.partitions.flatMap((p) => p.files.map((f) => f.path));
   if (!body || files.length === 0) return null;
   const w = { ctx, req, sources, body, group: { files, presorted: presorted(sources) }, cacheKey };
-  const read = await readRendered(w, IN_MEMORY_MAX_BYTES, mayWait);
+  const read = await readRendered(w, ctx.inMemoryMaxBytes, mayWait);
   if (!read) return null;
-  if (read.bytes - read.skip > IN_MEMORY_MAX_BYTES) return sendRendered(w, read);
+  if (read.bytes - read.skip > ctx.inMemoryMaxBytes) return sendRendered(w, read);
   const whole = await readWhole(read);
   return whole && answerRead(w, whole.bytes, whole.returned, 'rendered');
 }

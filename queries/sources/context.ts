@@ -28,6 +28,8 @@ export interface QueryContext {
   parquetRowGroupRows: number;
   /** A whole GeoJSON window whose files hold at most this many rows is read into memory, no temp file (0: never). */
   inMemoryRows: number;
+  /** A window read into memory (or from renderings) of more bytes than this is sent from a temp file (or a piece at a time) (IN_MEMORY_MAX_MB). */
+  inMemoryMaxBytes: number;
   /** An aggregate window whose files hold at least this many rows may be spooled to TEMP_DIR (AGGREGATE_SPOOL_ROWS; 0: never; absent: SPOOL_ROWS). */
   aggregateSpoolRows?: number;
   /** The groups (and rows) a spooled aggregate window is handled in: its first part's rows, the most held, each further part's, the most read back into memory (AGGREGATE_SPOOL_GROUPS; absent: SPOOL_GROUPS). */

@@ -35,6 +35,7 @@ const context = (groupRows: number): ExtractContext => ({
   groupRows,
   parquetRowGroupRows: 65_536,
   inMemoryRows: 0,
+  inMemoryMaxBytes: 4 * 1024 * 1024,
   connectionsPerExtract: 2,
   nowMs: Date.parse('2025-08-03T07:00:00Z'),
   signal: new AbortController().signal,
