@@ -44,13 +44,18 @@ export async function renderingDays(days: number): Promise<RenderingDays> {
 /** A counter or gauge of the server's /metrics (NaN when absent). */
 export const metric = async (s: TestServer, name: string): Promise<number> => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${s.url}/metrics`)).text())?.[1]);
 
-/** Asks `query` until it is answered from renderings (its files rendered in the background after a first, old-way answer): that answer. */
+/**
+ * Asks `query` until it is answered from renderings (its files rendered in the background after a
+ * first, old-way answer): that answer. After an old-way answer, asks again once no file waits to be
+ * rendered (an answer asked meanwhile would only hold the renderings back: they wait for DuckDB to be idle).
+ */
 export async function answerFromRenderings<T>(s: TestServer, query: string, answer: (s: TestServer, query: string) => Promise<T>): Promise<T> {
   let hit: { answer: T } | null = null;
   const served = await until(async () => {
     const hits = await metric(s, 'fire_api_renderings_hits_total');
     const a = await answer(s, query);
     if ((await metric(s, 'fire_api_renderings_hits_total')) > hits) hit = { answer: a };
+    else await until(() => s.context.extract.renderings!.pending === 0);
     return hit !== null;
   });
   expect(served, query).toBe(true);
@@ -60,11 +65,13 @@ export async function answerFromRenderings<T>(s: TestServer, query: string, answ
 /**
  * The body as a reader that stops after its first bytes until `meanwhile` is done, then reads on:
  * what it got (as sent on the wire: coded, when `headers` ask for a coding), its coding, and whether
- * the response ended whole.
+ * the response ended whole. On a connection of its own: one kept alive from a fast read would have
+ * grown its receive buffer (up to tcp_rmem's 32 MB here) and take most of the body meanwhile; a fresh
+ * one holds about 4.5 MB (its socket buffers and the pieces read ahead of it).
  */
 export function pausedRead(s: TestServer, query: string, meanwhile: () => Promise<void>, headers: Record<string, string> = {}): Promise<{ status: number; length: number; encoding: string | undefined; bytes: number; complete: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${s.url}${query}`, { headers: { ...s.auth, ...headers } }, (res) => {
+    const req = request(`${s.url}${query}`, { headers: { ...s.auth, ...headers }, agent: false }, (res) => {
       let bytes = 0;
       let paused = false;
       const end = () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), encoding: res.headers['content-encoding'], bytes, complete: res.complete });
@@ -119,10 +126,10 @@ export interface PlainAndRendered {
   renderings: string;
 }
 
-/** Two days of `rows` bulk hotspots each (writeBulkHotspots' `perInstant`, `stepSeconds`), served both ways with `env` (and RENDER_CACHE_MB `renderMb` for the one that renders). */
-export async function plainAndRendered(rows: number, perInstant: number, stepSeconds: number, renderMb: number, env: Record<string, string> = {}): Promise<PlainAndRendered> {
+/** Two days of `rows` bulk hotspots each (writeBulkHotspots' `perInstant`, `stepSeconds`, `idPad`), served both ways with `env` (and RENDER_CACHE_MB `renderMb` for the one that renders). */
+export async function plainAndRendered(rows: number, perInstant: number, stepSeconds: number, renderMb: number, env: Record<string, string> = {}, idPad = 0): Promise<PlainAndRendered> {
   const dir = await writeSampleData();
-  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows, perInstant, stepSeconds);
+  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows, perInstant, stepSeconds, 'ordered', day, idPad);
   const plain = await startServer(dir, env);
   const rendered = await startServer(dir, { ...env, RENDER_CACHE_MB: String(renderMb) });
   return { plain, rendered, renderings: rendered.context.extract.renderings!.dir };
