@@ -73,6 +73,18 @@ function safeCheck(checker: ContractChecker, sent: SentResponse): string[] {
 }
 
 /**
+ * One checker per document text, for every app of the process that serves it: dereferencing the
+ * document and compiling its schemas (each once, when first used) cost more than starting an app.
+ * A checker keeps nothing of the responses it checked.
+ */
+const checkers = new Map<string, Promise<ContractChecker>>();
+function checkerFor(document: string): Promise<ContractChecker> {
+  let checker = checkers.get(document);
+  if (!checker) checkers.set(document, (checker = ContractChecker.create(JSON.parse(document))));
+  return checker;
+}
+
+/**
  * Checks every response `app` sends against the OpenAPI document the app itself serves at
  * /api/v1/docs: an undocumented route, status, header, field or CSV column is a violation.
  * Call before the app is ready (hooks cannot be added later); it then fetches the document.
@@ -100,7 +112,7 @@ export async function checkConformance(app: FastifyInstance): Promise<Conformanc
     return payload;
   });
   const served = await app.inject({ method: 'GET', url: '/api/v1/docs' });
-  checker = await ContractChecker.create(served.json());
+  checker = await checkerFor(served.body);
   return {
     violations,
     checked: () => checked,
