@@ -61,6 +61,7 @@ const Env = z.object({
       }
     }),
   COMPRESS_RESPONSES: z.stringbool().default(true),
+  COMPRESS_WHOLE_MAX_MB: z.coerce.number().min(0).default(64),
   CORS_ORIGINS: z
     .string()
     .default('*')
@@ -146,6 +147,8 @@ export interface Config {
   publicUrl: string | null;
   /** CSV, GeoJSON and Arrow bodies in br or gzip when the client's Accept-Encoding asks for one. */
   compressResponses: boolean;
+  /** The most bytes of a body of known length compressed whole in memory before it is sent (with its length); a larger one is compressed as it is sent. */
+  compressWholeMaxBytes: number;
   /** Origins whose pages may read the API (CORS): `*` or a list; an empty list lets none. */
   corsOrigins: CorsOrigins;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     publicUrl: e.PUBLIC_URL,
     compressResponses: e.COMPRESS_RESPONSES,
+    compressWholeMaxBytes: Math.floor(e.COMPRESS_WHOLE_MAX_MB * 1024 * 1024),
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
   };

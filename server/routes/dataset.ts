@@ -55,17 +55,12 @@ function knownLength(framing: { prefix: string; suffix: string } | null, x: Extr
 export const seesBrokenTransfers = (request: FastifyRequest) => request.raw.httpVersionMajor > 1 || request.raw.httpVersionMinor >= 1;
 
 /**
- * The most bytes of a body of known length compressed whole in memory before it is sent; a larger
- * one (a large window from renderings) is compressed as it is sent, as a streamed body is.
- */
-const CODED_WHOLE_MAX_BYTES = 64 * 1024 * 1024;
-
-/**
  * Headers from meta, then the body (in the client's coding): with Content-Length whenever it is
  * known before the first byte, and always for a reader that could not see a cut otherwise (the
  * body is then written whole before it is sent). A compressed body's length is known only once it
- * is compressed: a body of known length up to CODED_WHOLE_MAX_BYTES is compressed in memory, a
- * larger or streamed one goes chunked (or is spooled for HTTP/1.0). HEAD gets the headers only,
+ * is compressed: a body of known length up to COMPRESS_WHOLE_MAX_MB (compressWholeMaxBytes) is
+ * compressed in memory, a larger one (a large window from renderings) or a streamed one goes
+ * chunked, compressed as it is sent (or is spooled for HTTP/1.0). HEAD gets the headers only,
  * without a compressed body's length.
  */
 async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, r: { d: DatasetDescriptor; q: DatasetQuery; x: Extract; signal: AbortSignal; encoding: Encoding; page: PageShape | null; readAt: Instant }) {
@@ -85,7 +80,7 @@ async function sendExtract(request: FastifyRequest, reply: FastifyReply, ctx: Ap
     return reply.send();
   }
   const rows = framing ? framed(framing.prefix, x.chunks(), framing.suffix) : x.chunks({ [COLUMNAR_META_KEY]: JSON.stringify(fileMeta(meta)) });
-  if (encoding !== 'identity' && known !== null && known <= CODED_WHOLE_MAX_BYTES) {
+  if (encoding !== 'identity' && known !== null && known <= ctx.config.compressWholeMaxBytes) {
     const whole = await encodeWhole(rows, encoding).catch((e: unknown) => {
       throw toProblem(e, ctx.config.retryAfterSeconds);
     }).finally(() => x.dispose());

@@ -10,7 +10,7 @@ import { lowerBound, writeFeatures, type RenderedRows } from '../../queries/rend
 import type { DataFile } from '../../queries/files/data-file.ts';
 import { hashFooter } from '../../queries/files/footer.ts';
 import type { QuerySpec } from '../../queries/sql/compile.ts';
-import { writeBulkHotspots } from './parquet.ts';
+import { writeBulkHotspots, type BulkPad } from './parquet.ts';
 import { writeBulkHotspotDays, writeSampleData } from './sample-data.ts';
 import { startServer, type TestServer } from './server.ts';
 import { until } from './until.ts';
@@ -126,10 +126,10 @@ export interface PlainAndRendered {
   renderings: string;
 }
 
-/** Two days of `rows` bulk hotspots each (writeBulkHotspots' `perInstant`, `stepSeconds`, `idPad`), served both ways with `env` (and RENDER_CACHE_MB `renderMb` for the one that renders). */
-export async function plainAndRendered(rows: number, perInstant: number, stepSeconds: number, renderMb: number, env: Record<string, string> = {}, idPad = 0): Promise<PlainAndRendered> {
+/** Two days of `rows` bulk hotspots each (writeBulkHotspots' `perInstant`, `stepSeconds`, `pad`), served both ways with `env` (and RENDER_CACHE_MB `renderMb` for the one that renders). */
+export async function plainAndRendered(rows: number, perInstant: number, stepSeconds: number, renderMb: number, env: Record<string, string> = {}, pad: BulkPad = {}): Promise<PlainAndRendered> {
   const dir = await writeSampleData();
-  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows, perInstant, stepSeconds, 'ordered', day, idPad);
+  for (const day of ['2025-08-05', '2025-08-06']) await writeBulkHotspots(path.join(dir, `hotspots/date=${day}/a.parquet`), day, rows, perInstant, stepSeconds, 'ordered', day, pad);
   const plain = await startServer(dir, env);
   const rendered = await startServer(dir, { ...env, RENDER_CACHE_MB: String(renderMb) });
   return { plain, rendered, renderings: rendered.context.extract.renderings!.dir };
