@@ -8,7 +8,7 @@ import { waitingFirst } from './test/setup/waiting-first.ts';
 // processes, Chromium, throttled readers). Each file has its own ports (port 0), temp folders
 // (mkdtemp), servers and child processes. TEST_WORKERS sets how many (1: one file at a time). Three
 // on 2 cores: with two, the cores were idle a third of the run (files waiting on nginx, Chromium,
-// throttled readers); with three the suite took 544 s rather than 724 s, its CPU the same.
+// throttled readers); with three the suite took 544 s rather than 724 s, in about as much CPU.
 const WORKERS = Number(process.env.TEST_WORKERS ?? 3);
 
 // Files whose tests hold a deadline of the product (a bad file seen within 10 s), race a timer
