@@ -15,6 +15,8 @@ interface Held {
  */
 export class RenderHandles {
   private readonly held = new Map<string, Held>();
+  /** close() was called: a file a read opens after it is closed once that read is done, not kept. */
+  private closed = false;
 
   constructor(private readonly most: number) {}
 
@@ -52,15 +54,16 @@ export class RenderHandles {
     this.trim();
   }
 
-  /** Every file closed once its reads are done. */
+  /** Every file closed once its reads are done, and any a later read opens (a response still sent) once that read is. */
   close(): void {
+    this.closed = true;
     for (const held of this.held.values()) held.closing = true;
     this.trim();
   }
 
   /** The file's handle, opened if need be, now the most recently used. */
   private take(file: string): Held {
-    const held = this.held.get(file) ?? { handle: open(file, 'r'), users: 0, closing: false };
+    const held = this.held.get(file) ?? { handle: open(file, 'r'), users: 0, closing: this.closed };
     this.held.delete(file);
     this.held.set(file, held);
     held.users++;

@@ -86,6 +86,13 @@ describe('rendered windows read a piece at a time', () => {
     // A failed read closes its file.
     await expect(handles.read(names[2]!, 90, 110)).rejects.toThrow(/shorter/);
     expect(await until(async () => (await openFds(names))[2] === 0)).toBe(true);
+    // Closed (the app stopping): every kept file closed; a read still made after it (a response still
+    // sent) opens its file and closes it once done, rather than keeping it open for the collector.
+    handles.close();
+    expect(await until(async () => (await openFds(names)).every((n) => n === 0))).toBe(true);
+    for (const n of names) expect((await handles.read(n, 0, 10)).equals(Buffer.alloc(10, path.basename(n)))).toBe(true);
+    expect(await until(async () => (await openFds(names)).every((n) => n === 0))).toBe(true);
+    expect(handles.size).toBe(0);
   });
 
   it('a rendering evicted while a window reads it stays on disk, counted, until the window is read; then it leaves', async () => {
