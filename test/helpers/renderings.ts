@@ -2,10 +2,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { hotspots } from '../../datasets/hotspots.ts';
 import { Engine } from '../../queries/engine/engine.ts';
 import { writeCsv, type CsvScratch } from '../../queries/renderings/render-csv.ts';
+import { Renderings } from '../../queries/renderings/renderings.ts';
 import { lowerBound, writeFeatures, type RenderedRows } from '../../queries/renderings/render-file.ts';
 import type { DataFile } from '../../queries/files/data-file.ts';
 import { hashFooter } from '../../queries/files/footer.ts';
@@ -133,4 +134,20 @@ export async function plainAndRendered(rows: number, perInstant: number, stepSec
   const plain = await startServer(dir, env);
   const rendered = await startServer(dir, { ...env, RENDER_CACHE_MB: String(renderMb) });
   return { plain, rendered, renderings: rendered.context.extract.renderings!.dir };
+}
+
+/**
+ * Renderings stores of one test each: `made(dir, maxBytes)` as `new Renderings`, every one closed after
+ * the test (its queue stopped, its files' handles closed), not left for the garbage collector.
+ */
+export function renderingsPerTest(): (dir: string, maxBytes: number) => Renderings {
+  const open: Renderings[] = [];
+  afterEach(() => {
+    for (const r of open.splice(0)) r.close();
+  });
+  return (dir, maxBytes) => {
+    const r = new Renderings(dir, maxBytes);
+    open.push(r);
+    return r;
+  };
 }

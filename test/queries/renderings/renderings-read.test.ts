@@ -10,8 +10,10 @@ import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
-import { renderingDays } from '../../helpers/renderings.ts';
+import { renderingDays, renderingsPerTest } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
+
+const made = renderingsPerTest();
 
 // Windows read from renderings a piece at a time: what a piece holds, renderings kept on disk while
 // a window reads them, and a large window's files rendered only while DuckDB is quiet.
@@ -97,7 +99,7 @@ describe('rendered windows read a piece at a time', () => {
 
   it('a rendering evicted while a window reads it stays on disk, counted, until the window is read; then it leaves', async () => {
     const sizes: number[] = [];
-    const probe = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    const probe = made(await tempDir(), 1024 * 1024 * 1024);
     for (const f of files) {
       const before = probe.size;
       await rendered(probe, f);
@@ -105,7 +107,7 @@ describe('rendered windows read a piece at a time', () => {
     }
     const dir = await tempDir();
     // Room for all three but one byte: the third evicts the first, least recently used.
-    const store = new Renderings(dir, sizes[0]! + sizes[1]! + sizes[2]! - 1);
+    const store = made(dir, sizes[0]! + sizes[1]! + sizes[2]! - 1);
     await rendered(store, files[0]!);
     await rendered(store, files[1]!);
     const expected = (await store.read('geojson', files.slice(0, 2), hashes, all))!;
@@ -125,7 +127,7 @@ describe('rendered windows read a piece at a time', () => {
   });
 
   it('a large window\'s files wait while any request uses DuckDB; a file the checks found is rendered meanwhile', async () => {
-    const store = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    const store = made(await tempDir(), 1024 * 1024 * 1024);
     const lease = await engine.acquire();
     try {
       store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'quiet');
@@ -142,7 +144,7 @@ describe('rendered windows read a piece at a time', () => {
   });
 
   it('a large window\'s files never crowd out a file the checks found; one asked for by a small window is moved up and rendered at once', async () => {
-    const store = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    const store = made(await tempDir(), 1024 * 1024 * 1024);
     const lease = await engine.acquire();
     // Twenty files of large windows (other versions of the third file: never rendered while DuckDB is in use, then failing).
     const others = Array.from({ length: 20 }, (_, i) => ({ ...files[2]!, mtimeMs: files[2]!.mtimeMs + i + 1 }));
@@ -170,7 +172,7 @@ describe('rendered windows read a piece at a time', () => {
     const s = await stat(p);
     const f: DataFile = { path: p, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
     const footer = new Map([[p, await hashFooter(f)]]);
-    const store = new Renderings(await tempDir(), 1024 * 1024 * 1024);
+    const store = made(await tempDir(), 1024 * 1024 * 1024);
     for (const format of ['geojson', 'csv'] as const) store.renderLater(engine, format, spec, [f], footer);
     expect(await until(() => store.pending === 0)).toBe(true);
     expect([store.files, store.failures, store.size]).toEqual([0, 2, 0]);

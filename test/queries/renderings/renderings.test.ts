@@ -14,8 +14,10 @@ import { compileStaged } from '../../../queries/sql/compile-staged.ts';
 import { featureBytes } from '../../../queries/extract/in-memory.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
-import { renderingDays } from '../../helpers/renderings.ts';
+import { renderingDays, renderingsPerTest } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
+
+const made = renderingsPerTest();
 
 // Renderings made on the engine's own background connection from real Parquet, read back by byte range.
 let engine: Engine;
@@ -61,7 +63,7 @@ const copied = async (paths: string[], from: bigint, to: bigint) => {
 
 describe('renderings: budgeted disk, keyed by the file, never a pool connection', () => {
   it('a file not rendered is a miss; once rendered, a window is its staged bytes, across two files too', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = made(await tempDir(), 64 * 1024 * 1024);
     const [from, to] = [us('2025-08-01T01:00:00Z'), us('2025-08-02T01:00:00Z')];
     expect(await store.read('geojson', files, hashes, { from, to, filters: [] })).toBeNull();
     store.renderLater(engine, 'geojson', spec, files, hashes);
@@ -79,7 +81,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   it('CSV lines: a window over two files is the bytes DuckDB\'s COPY writes; each format is its own rendering', async () => {
     // DuckDB writes the CSV it is cut from: under the engine's TEMP_DIR, as the server's renderings are.
     const dir = path.join(dataDir, 'tmp', 'renderings-csv');
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = made(dir, 64 * 1024 * 1024);
     const [from, to] = [us('2025-08-01T22:00:00Z'), us('2025-08-02T03:00:00Z')];
     store.renderLater(engine, 'geojson', spec, files, hashes);
     expect(await until(() => store.files === 2)).toBe(true);
@@ -96,7 +98,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   });
 
   it('another identity or footer is another key: never answered from the rendering of the file as it was', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = made(await tempDir(), 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
     const window = { from: us('2025-08-01T01:00:00Z'), to: us('2025-08-01T02:00:00Z'), filters: [] };
@@ -116,7 +118,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     const next = path.join(path.dirname(day), '_next.parquet');
     await writeBulkHotspots(next, '2025-08-09', 3000, 1);
     await rename(next, day);
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = made(await tempDir(), 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [listed], listedHashes);
     expect(await until(() => store.pending === 0)).toBe(true);
     expect([store.files, store.failures]).toEqual([0, 1]);
@@ -124,12 +126,12 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   });
 
   it('the disk budget: the least recently used rendering leaves (its file removed); one larger than the budget is never kept nor tried again', async () => {
-    const probe = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const probe = made(await tempDir(), 64 * 1024 * 1024);
     probe.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => probe.files === 1)).toBe(true);
     const one = probe.size;
     const dir = await tempDir();
-    const store = new Renderings(dir, Math.floor(one * 1.5));
+    const store = made(dir, Math.floor(one * 1.5));
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
     store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
@@ -139,7 +141,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     expect(await store.read('geojson', [files[0]!], hashes, { from: null, to: null, filters: [] })).toBeNull();
     expect(await until(async () => (await readdir(dir)).length === 1)).toBe(true);
 
-    const small = new Renderings(await tempDir(), Math.floor(one / 2));
+    const small = made(await tempDir(), Math.floor(one / 2));
     small.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(small.pending).toBe(1);
     expect(await until(() => small.pending === 0)).toBe(true);
@@ -148,7 +150,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   });
 
   it('every byte a CSV rendering writes counts: a budget its lines fit but not the scratch copy they are cut from keeps nothing, leaves nothing', async () => {
-    const probe = new Renderings(path.join(dataDir, 'tmp', 'renderings-probe'), 64 * 1024 * 1024);
+    const probe = made(path.join(dataDir, 'tmp', 'renderings-probe'), 64 * 1024 * 1024);
     probe.renderLater(engine, 'csv', spec, [files[0]!], hashes);
     expect(await until(() => probe.files === 1)).toBe(true);
     // The lines as COPY writes them (the rendering holds them, then a record a row).
@@ -158,7 +160,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     // The scratch copy holds each line after its key (16 digits of µs on that day) and a comma.
     const scratch = lines + rows * (String(us('2025-08-01T00:00:00Z')).length + 1);
     const dir = path.join(dataDir, 'tmp', 'renderings-scratch');
-    const store = new Renderings(dir, Math.floor((lines + scratch) / 2));
+    const store = made(dir, Math.floor((lines + scratch) / 2));
     store.renderLater(engine, 'csv', spec, [files[0]!], hashes);
     expect(await until(() => store.pending === 0)).toBe(true);
     expect([store.files, store.size, store.failures]).toEqual([0, 0, 0]);
@@ -169,7 +171,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
   });
 
   it('a file seen by the background checks waits while every connection is held; a file asked for meanwhile is rendered before it', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = made(await tempDir(), 64 * 1024 * 1024);
     const leases = [await engine.acquire(), await engine.acquire()];
     const all = { from: null, to: null, filters: [] };
     try {
@@ -187,7 +189,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
 
   it('a rendering whose file is gone is forgotten (its bytes too) and rendered again when next asked for', async () => {
     const dir = await tempDir();
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = made(dir, 64 * 1024 * 1024);
     const all = { from: null, to: null, filters: [] };
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
     expect(await until(() => store.files === 1)).toBe(true);
@@ -215,7 +217,7 @@ describe('renderings: budgeted disk, keyed by the file, never a pool connection'
     const s = await stat(target);
     const f: DataFile = { path: target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
     const footer = new Map([[target, await hashFooter(f)]]);
-    const store = new Renderings(await tempDir(), 256 * 1024 * 1024);
+    const store = made(await tempDir(), 256 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [f], footer);
     expect(await until(() => store.pending === 0)).toBe(true);
     expect([store.files, store.failures]).toEqual([1, 0]);
