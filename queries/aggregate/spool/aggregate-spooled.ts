@@ -18,22 +18,16 @@ import { bucketRuns } from '../buckets.ts';
 
 /** Window rows (footer counts, a bound on its groups) from which groups may be spooled to TEMP_DIR, not held by DuckDB until sent: any answer of many groups is, a small one keeps no temp file (AGGREGATE_SPOOL_ROWS's default). */
 export const SPOOL_ROWS = 20_000;
-/** The groups (and rows) a spooled window is handled in (AGGREGATE_SPOOL_GROUPS's default): see spoolSizes. */
+/**
+ * The size a spooled window is handled in (AGGREGATE_SPOOL_GROUPS's default), one size for four
+ * roles: the rows the first part's statement reads, about (a part is at least one bucket); the
+ * groups a window may have, as its first part tells, and still be held by DuckDB until sent; the
+ * groups each further part holds, about (its hash table, sort and result are bounded by them); the
+ * most groups of a spooled answer read back into memory at once, as held groups (the rows cache may
+ * keep it).
+ */
 export const SPOOL_GROUPS = 20_000;
-
-/** The sizes a spooled window is handled in, each `groups` (AGGREGATE_SPOOL_GROUPS; absent: SPOOL_GROUPS). */
-function spoolSizes(groups = SPOOL_GROUPS) {
-  return {
-    /** Rows the first part's statement reads, about (a part is at least one bucket). */
-    partRows: groups,
-    /** Groups a window may have, as its first part tells, and still be held by DuckDB until sent rather than spooled. */
-    holdGroups: groups,
-    /** Groups each further part holds, about: its hash table, sort and result are bounded by them. */
-    partGroups: groups,
-    /** A spooled answer of at most this many groups is read back into memory at once, as held groups (the rows cache may keep it). */
-    readBackGroups: groups,
-  };
-}
+const spoolGroups = (ctx: AggregateContext) => ctx.aggregateSpoolGroups ?? SPOOL_GROUPS;
 
 export interface SpooledQuery {
   spec: QuerySpec;
@@ -107,23 +101,23 @@ async function spoolWindow(c: DuckDBConnection, q: SpooledQuery, spool: Spool, w
 }
 
 /**
- * The window's groups (sizes: spoolSizes). The first bucket-aligned part, of about partRows rows, is run alone and
+ * The window's groups, in parts of about `size` (spoolGroups). The first bucket-aligned part, of about `size` rows, is run alone and
  * tells how many groups a row makes here; the files' footer counts tell how many rows the rest
- * has. When the whole window then looks to have at most holdGroups groups, the rest is run as a
+ * has. When the whole window then looks to have at most `size` groups, the rest is run as a
  * small window is (`held`: its groups held by DuckDB); otherwise the first part's groups are
- * spooled and the rest is cut into parts of about partGroups groups at that rate, spooled too.
+ * spooled and the rest is cut into parts of about `size` groups at that rate, spooled too.
  * A first part that is the whole window (its buckets cannot be cut) is first run cut inside
- * them on idle connections and merged, kept when that gives at most holdGroups groups (the parts
+ * them on idle connections and merged, kept when that gives at most `size` groups (the parts
  * stopped once one alone has more, unless the shape's rates say they fit); either way the rate is
  * remembered, and the shape's next window its whole rate puts past them is not cut.
  */
 async function groupsOf(ctx: AggregateContext, c: DuckDBConnection, q: SpooledQuery, spool: Spool, { held, split }: HeldParts): Promise<Groups | SpooledPart[]> {
-  const { partRows, holdGroups, partGroups } = spoolSizes(ctx.aggregateSpoolGroups);
+  const size = spoolGroups(ctx);
   const rows = (w: Window) => rowsIn(q.sources, w);
-  const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / partRows)), q.shape.interval)[0]!;
+  const first = bucketSlices(q.window, q.sources, Math.max(1, Math.ceil(rows(q.window) / size)), q.shape.interval)[0]!;
   const rest = first.to < q.window.to ? { from: first.to, to: q.window.to } : null;
   const shape = rest ? null : shapeKey(q.spec, q.shape);
-  const most = Math.min(q.rowLimit, holdGroups);
+  const most = Math.min(q.rowLimit, size);
   const merged = shape && (await ctx.splitMemo.mergedIfWorthIt(shape, rows(q.window), most, (watched) => split(q.window, most, watched)));
   ctx.signal.throwIfAborted();
   if (merged) return merged;
@@ -135,7 +129,7 @@ async function groupsOf(ctx: AggregateContext, c: DuckDBConnection, q: SpooledQu
   // The whole window's rate, remembered: the shape's next window of as many groups is not cut.
   if (shape) ctx.splitMemo.rememberRate(shape, perRow);
   const expected = (probe?.rowCount ?? 0) + (rest ? rows(rest) * perRow : 0);
-  if (expected <= holdGroups) {
+  if (expected <= size) {
     const results = [...(probe ? [probe] : []), ...(rest ? await held(rest) : [])];
     return resultGroups(results, q.rowLimit, q.window, chunkReader(results[0]?.columnNames() ?? [], q.shape, q.cols));
   }
@@ -143,7 +137,7 @@ async function groupsOf(ctx: AggregateContext, c: DuckDBConnection, q: SpooledQu
   let i = 0;
   const done = probe ? [await spoolChunks(probe.columnNames(), async () => (i < probe.chunkCount ? probe.getChunk(i++) : null), spool, q.columns, read)] : [];
   if (!rest) return done;
-  const n = Math.max(ctx.connectionsPerExtract, Math.ceil((rows(rest) * perRow) / partGroups));
+  const n = Math.max(ctx.connectionsPerExtract, Math.ceil((rows(rest) * perRow) / size));
   return (await spoolParts(ctx, c, q, spool, done, bucketSlices(rest, q.sources, n, q.shape.interval))).filter((p): p is SpooledPart => p !== null);
 }
 
@@ -168,7 +162,7 @@ export async function spooledGroups(ctx: AggregateContext, c: DuckDBConnection, 
       return parts;
     }
     const decided = cutOfRuns(bucketRuns(parts.flatMap((p) => p?.runs ?? [])), q.rowLimit, q.window.to);
-    if (decided.returned <= spoolSizes(ctx.aggregateSpoolGroups).readBackGroups) {
+    if (decided.returned <= spoolGroups(ctx)) {
       const rows = [...readSpool(spool, parts, q.columns, decided.returned)].flat();
       dispose();
       return heldGroups(rows, decided.truncated, decided.next);
