@@ -130,3 +130,15 @@ export function bulkHotspotsSql(o: { day: string; idPrefix: string; rows: number
       'n' AS confidence, '2.0NRT' AS version, (${o.frp})::DOUBLE AS frp, 'D' AS daynight, NULL::INTEGER AS type
     FROM range(${o.rows}) r(i)`;
 }
+
+/**
+ * The spool tests' servers: AGGREGATE_SPOOL_ROWS and AGGREGATE_SPOOL_GROUPS of 2,000 (a spooled answer of
+ * more groups is read back from disk as it is sent), and three days of 1,200 rows each: a day alone
+ * below SPOOL_ROWS (its answer held by DuckDB until sent), the three together past it and, a group a
+ * row, past SPOOL_GROUPS.
+ */
+export const SPOOL_ROWS = 2000;
+export const SPOOL_GROUPS = 2000;
+export const SPOOL = { AGGREGATE_SPOOL_ROWS: String(SPOOL_ROWS), AGGREGATE_SPOOL_GROUPS: String(SPOOL_GROUPS) };
+export const SPOOL_DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
+export const SPOOL_DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];

@@ -9,15 +9,11 @@ import { tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { stalledGet, waitFor } from '../../helpers/http.ts';
 import { writeSpreadHotspots } from '../../helpers/parquet.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
+import { SPOOL, SPOOL_DAY_ROWS, SPOOL_DAYS, SPOOL_GROUPS } from '../../helpers/aggregate-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
-/** The servers' AGGREGATE_SPOOL_ROWS, and their AGGREGATE_SPOOL_GROUPS (a spooled answer of more groups is read back from disk as it is sent). */
-const SPOOL_ROWS = 2000;
-const SPOOL_GROUPS = 2000;
-const SPOOL = { AGGREGATE_SPOOL_ROWS: String(SPOOL_ROWS), AGGREGATE_SPOOL_GROUPS: String(SPOOL_GROUPS) };
-/** Three days of one group a row, together past SPOOL_ROWS and SPOOL_GROUPS: the window's groups are spooled and read back from disk. */
-const DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
-const DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];
+// The spool's sizes and days (test/helpers/aggregate-data.ts): together past SPOOL_ROWS and SPOOL_GROUPS, the window's groups are spooled and read back from disk.
+const [DAY_ROWS, DAYS] = [SPOOL_DAY_ROWS, SPOOL_DAYS];
 const SHAPE = '&interval=day&groupBy=grid&cell=0.01&stats=frp.sum,frp.mean,scan.count';
 const GRID = `/api/v1/hotspots/aggregate?from=2025-08-01&to=2025-08-04${SHAPE}`;
 /**

@@ -9,20 +9,11 @@ import { hotspot, station, tempDir, writeChain } from '../../helpers/fixtures.ts
 import { stalledGet, waitFor } from '../../helpers/http.ts';
 import { writeParquet, writeSpreadHotspots, writeSpreadReadings } from '../../helpers/parquet.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
+import { SPOOL, SPOOL_DAY_ROWS, SPOOL_DAYS, SPOOL_GROUPS, SPOOL_ROWS } from '../../helpers/aggregate-data.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 
-/** The servers' AGGREGATE_SPOOL_ROWS, and their AGGREGATE_SPOOL_GROUPS (a spooled answer of more groups is read back from disk as it is sent). */
-const SPOOL_ROWS = 2000;
-const SPOOL_GROUPS = 2000;
-const SPOOL = { AGGREGATE_SPOOL_ROWS: String(SPOOL_ROWS), AGGREGATE_SPOOL_GROUPS: String(SPOOL_GROUPS) };
-
-/**
- * Three days, each with fewer rows than SPOOL_ROWS (its answer held by DuckDB until sent), together
- * more (their answer spooled to TEMP_DIR), and more groups in all than SPOOL_GROUPS (read back from
- * disk as they are sent). The days' answers, held, are the reference for the window's, spooled.
- */
-const DAY_ROWS = Math.ceil(SPOOL_ROWS * 0.6);
-const DAYS = ['2025-08-01', '2025-08-02', '2025-08-03'];
+// The spool's sizes and days (test/helpers/aggregate-data.ts): the days' answers, held, are the reference for the window's, spooled.
+const [DAY_ROWS, DAYS] = [SPOOL_DAY_ROWS, SPOOL_DAYS];
 const GRID = '&interval=day&groupBy=grid&cell=0.01&stats=frp.sum,frp.mean,bright_ti4.max,scan.count';
 const WINDOW = 'from=2025-08-01&to=2025-08-04';
 /**
