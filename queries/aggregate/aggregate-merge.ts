@@ -5,7 +5,7 @@ import type { AggregateColumns } from './compile-aggregate.ts';
 import type { Window } from '../window.ts';
 import { cutOfRuns, heldGroups, type Groups } from './aggregate-groups.ts';
 import { chunkPartials, groupFinisher, type PartialGroup } from './aggregate-rows.ts';
-import { exactOf, type ExactValue, type LaneTotal } from '../exact/exact-sum.ts';
+import { addExact } from '../exact/exact-sum.ts';
 import { bucketRuns } from './buckets.ts';
 
 /**
@@ -38,15 +38,6 @@ export function compareGroups(a: PartialGroup, b: PartialGroup): number {
     if (c !== 0) return c;
   }
   return 0;
-}
-
-/** Exact totals added: the integers aligned on the smaller exponent. */
-function addExact(x: LaneTotal, y: LaneTotal): ExactValue {
-  const [a, b] = [exactOf(x), exactOf(y)];
-  if (b.scaled === 0n) return a;
-  if (a.scaled === 0n) return b;
-  const exponent = Math.min(a.exponent, b.exponent);
-  return { scaled: (a.scaled << BigInt(a.exponent - exponent)) + (b.scaled << BigInt(b.exponent - exponent)), exponent };
 }
 
 /** DuckDB's minimum and maximum of doubles: NaN above every number, null below none. */

@@ -4,7 +4,7 @@ import type { AggregateColumns } from './compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
 import { COMMON_LANE } from '../exact/exact-sum-sql.ts';
 import { columnReader, type ColumnReader } from '../encode/vector-reader.ts';
-import { exactDouble, exactMean, laneTotals, pairDouble, pairMean, type ExactValue, type LaneTotal } from '../exact/exact-sum.ts';
+import { addExact, exactDouble, exactMean, exactSumOf, pairDouble, pairMean, type LaneTotal } from '../exact/exact-sum.ts';
 
 /** How a column's values are written: a bucket start, text, a whole number or a double. */
 export type AggregateColumnType = 'time' | 'text' | 'integer' | 'double';
@@ -31,10 +31,13 @@ export function aggregateColumnList(shape: AggregateShape): AggregateColumn[] {
   return [{ name: 'bucket', type: 'time' }, ...keys, ...stats];
 }
 
+/** A value of a result row (vector-reader.ts): a list of doubles as a view; undefined for a column the result lacks. */
+type Cell = DuckDBValue | Float64Array | undefined;
+
 /** A lane without values: its count is 0, so its total is never read. */
 const NO_TOTAL = { scaled: 0n, exponent: 0 };
 
-const num = (v: DuckDBValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const num = (v: Cell): number | null => (v === null || v === undefined ? null : Number(v));
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
 
 /** A cell's polygon from its edges, counter-clockwise from its south-west corner (RFC 7946 exterior ring). */
@@ -45,8 +48,18 @@ const gridCell = (x: number, y: number, hundredths: number): AggregateGeometry =
   cellPolygon(cellEdge(x, hundredths, -180), cellEdge(y, hundredths, -90), cellEdge(x + 1, hundredths, -180), cellEdge(y + 1, hundredths, -90));
 
 
-/** A result row's value by the column's position in the plan (-1: a column the result lacks). */
-type At = (column: number) => DuckDBValue | undefined;
+/** A result row's value by the column's position in the plan (-1: a column the result lacks); a list of doubles as a view. */
+type At = (column: number) => Cell;
+
+/** A summed measure's columns: non-null and non-finite counts, the common lane's total (w, t, u) and the rare values (v). */
+interface Lane {
+  c: number;
+  f: number;
+  t: number;
+  u: number;
+  w: number;
+  v: number;
+}
 
 /**
  * Where each value of a group is in compileAggregate's result, found once per statement: a row is
@@ -64,9 +77,7 @@ interface Plan {
   n: number;
   /** Per stat: its column (count, minimum, maximum) or, summed, its lane. */
   stats: { column: number; lane: number }[];
-  /** Per lane: non-null count, non-finite count, total (two columns). */
-  lanes: { c: number; f: number; t: number; u: number }[];
-  limbs: number;
+  lanes: Lane[];
   lat: number;
   lon: number;
 }
@@ -74,9 +85,9 @@ interface Plan {
 function planOf(index: (name: string) => number, shape: AggregateShape, cols: AggregateColumns): Plan {
   const keys = shape.keys.map((k, i) => (k.kind === 'grid' ? [index(`k${i}x`), index(`k${i}y`)] : [index(`k${i}`)]));
   const stats = shape.stats.map((s, i) => ({ column: 'fn' in s ? index(`s${i}`) : index('n'), lane: 'fn' in s && (s.fn === 'sum' || s.fn === 'mean') ? cols.summed.indexOf(s.column) : -1 }));
-  const lanes = cols.summed.map((_, j) => ({ c: index(`c${j}`), f: index(`f${j}`), t: index(`t${j}`), u: index(`u${j}`) }));
+  const lanes = cols.summed.map((_, j) => ({ c: index(`c${j}`), f: index(`f${j}`), t: index(`t${j}`), u: index(`u${j}`), w: index(`w${j}`), v: index(`v${j}`) }));
   const stations = cols.stations ? [index('lat'), index('lon')] : [-1, -1];
-  return { shape, b: index('b'), keys, keyColumns: keys.flat(), n: index('n'), stats, lanes, limbs: index('limbs'), lat: stations[0]!, lon: stations[1]! };
+  return { shape, b: index('b'), keys, keyColumns: keys.flat(), n: index('n'), stats, lanes, lat: stations[0]!, lon: stations[1]! };
 }
 
 /**
@@ -124,8 +135,8 @@ function statValue(g: PartialGroup, p: Plan, i: number): number | null {
   return summedValue(stat.fn as 'sum' | 'mean', count, nonFinite, total);
 }
 
-/** statValue read from a result row itself, with no partial group built (the limbs' totals read once a row, if any). */
-function statAt(at: At, p: Plan, i: number, listed: ExactValue[] | null): number | null {
+/** statValue read from a result row itself, with no partial group built: a total below 2^92 without rare values (nearly every group) as two numbers. */
+function statAt(at: At, p: Plan, i: number): number | null {
   const stat = p.shape.stats[i]!;
   if (!('fn' in stat)) return Number(at(p.n));
   const { column, lane } = p.stats[i]!;
@@ -134,31 +145,31 @@ function statAt(at: At, p: Plan, i: number, listed: ExactValue[] | null): number
   const fn = stat.fn as 'sum' | 'mean';
   const count = Number(at(l.c));
   const nonFinite = Number(at(l.f));
-  const high = at(l.t);
-  if (high === null || high === undefined) return summedValue(fn, count, nonFinite, listed?.[lane] ?? NO_TOTAL);
-  return count === 0 || nonFinite > 0 ? null : pairValue(fn, count, high as number, at(l.u) as number);
+  if (count === 0 || nonFinite > 0) return null;
+  const w = at(l.w) as number | null | undefined;
+  const rare = at(l.v);
+  if (typeof w === 'number' && w >= -PAIRED_BELOW && w < PAIRED_BELOW && (rare === null || rare === undefined)) return pairValue(fn, count, w * TWO_40 + (at(l.t) as number), at(l.u) as number);
+  return summedValue(fn, count, nonFinite, totalOf(at, l));
 }
 
-/** Each lane's exact total: a pair of doubles at the common exponent, or (a group with several exponents, rare) every lane from `limbs`. */
-function totalsOf(at: At, p: Plan): LaneTotal[] {
-  const listed = listedOf(at, p);
-  return p.lanes.map((lane, j) => {
-    const high = at(lane.t);
-    return high === null || high === undefined ? (listed?.[j] ?? NO_TOTAL) : { high: high as number, low: at(lane.u) as number, exponent: PAIR_EXPONENT };
-  });
-}
+const TWO_40 = 2 ** 40;
+/** Totals w × 2^80 + t × 2^40 + u with −2^12 ≤ w < 2^12 (in [−2^92, 2^92)) are a pair of doubles exactly: high = w × 2^40 + t (at most 2^52 in magnitude), low = u. */
+const PAIRED_BELOW = 2 ** 12;
 
-/** The lanes' totals from a row's limbs; null without limbs (nearly every group). */
-function listedOf(at: At, p: Plan): ExactValue[] | null {
-  const limbs = (at(p.limbs) as string | null | undefined) ?? null;
-  return limbs === null ? null : laneTotals(limbs, p.lanes.length);
+/** A lane's exact total: its common lane's (w, t, u: a pair nearly always, an integer from 2^92 on) plus its rare values (v), if any. */
+function totalOf(at: At, l: Lane): LaneTotal {
+  const w = at(l.w) as number | null | undefined;
+  const rare = at(l.v) as Float64Array | null | undefined;
+  if (w === null || w === undefined) return rare ? exactSumOf(rare) : NO_TOTAL;
+  const [t, u] = [at(l.t) as number, at(l.u) as number];
+  const common: LaneTotal = w >= -PAIRED_BELOW && w < PAIRED_BELOW ? { high: w * TWO_40 + t, low: u, exponent: PAIR_EXPONENT } : { scaled: (BigInt(w) << 80n) + (BigInt(t) << 40n) + BigInt(u), exponent: PAIR_EXPONENT };
+  return rare ? addExact(common, exactSumOf(rare)) : common;
 }
 
 function readPartial(at: At, p: Plan): PartialGroup {
   const keys: DuckDBValue[] = [];
-  for (const columns of p.keys) for (const j of columns) keys.push(at(j) ?? null);
-  const totals = p.lanes.length ? totalsOf(at, p) : [];
-  const lanes = p.lanes.map((lane, j) => ({ count: Number(at(lane.c)), nonFinite: Number(at(lane.f)), total: totals[j]! }));
+  for (const columns of p.keys) for (const j of columns) keys.push((at(j) as DuckDBValue | undefined) ?? null);
+  const lanes = p.lanes.map((lane) => ({ count: Number(at(lane.c)), nonFinite: Number(at(lane.f)), total: totalOf(at, lane) }));
   const stats = p.stats.map((s) => (s.lane < 0 ? num(at(s.column)) : null));
   return { bucket: at(p.b) as bigint, keys, n: Number(at(p.n)), stats, lanes, lat: num(at(p.lat)), lon: num(at(p.lon)) };
 }
@@ -197,13 +208,12 @@ const finishGroup = (g: PartialGroup, p: Plan): AggregateRow => groupOf(p, g.buc
 /** A plan's source of result rows, moved from row to row: no object or function made per group (millions of them). */
 class RowSource implements GroupSource {
   at: At = () => undefined;
-  listed: ExactValue[] | null = null;
   constructor(private readonly p: Plan) {}
   key(k: number): DuckDBValue | undefined {
-    return this.at(this.p.keyColumns[k]!);
+    return this.at(this.p.keyColumns[k]!) as DuckDBValue | undefined;
   }
   stat(i: number): number | null {
-    return statAt(this.at, this.p, i, this.listed);
+    return statAt(this.at, this.p, i);
   }
 }
 
@@ -211,7 +221,6 @@ class RowSource implements GroupSource {
 function readRow(at: At, p: Plan): AggregateRow {
   const source = (p.rows ??= new RowSource(p));
   source.at = at;
-  source.listed = p.lanes.length ? listedOf(at, p) : null;
   return groupOf(p, at(p.b) as bigint, source, num(at(p.lat)), num(at(p.lon)));
 }
 

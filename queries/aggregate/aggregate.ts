@@ -39,10 +39,10 @@ import type { AggregateContext } from './aggregate-split-memo.ts';
  * - facts: what the file checks found of a file (FileFacts: measures wholly in the common lane,
  *   positions inside the grid); FilesFacts: those that hold for every file a statement reads,
  *   which spare the statement a test a row.
- * - lane, halves, pair, limbs: the exact sums' terms (exact/exact-sum-sql.ts): a lane is a range
- *   of binary exponents; the common lane is summed in a statement as two 64-bit halves and its
- *   total sent as a pair of exact doubles; a group with rare lanes, or a total past 2^92, sends
- *   every lane's total as text (limbs).
+ * - common lane, halves, pair, rare values: the exact sums' terms (exact/exact-sum-sql.ts): the
+ *   common lane is the binary exponents nearly every value has, summed in a statement as two
+ *   64-bit halves, its total sent as three exact doubles (a pair below 2^92); the rare values, the
+ *   others, are sent as a group's list and added exactly in JavaScript (exact/exact-sum.ts).
  */
 
 export interface AggregateRequest extends ExtractRequest {

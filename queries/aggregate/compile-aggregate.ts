@@ -29,7 +29,8 @@ export interface FilesFacts {
 /**
  * The result's columns, in order: `b` (bucket start, epoch µs), one column per key (`grid` two:
  * the cell's column and row index), `n` (rows), one per stat but `count`, then per summed measure
- * its non-null and non-finite counts and total (t, u), then `limbs`, and the station's
+ * its non-null and non-finite counts (c, f), its common lane's total (w, t, u) and, unless the
+ * facts say there are none, its rare values (v, a list), and the station's
  * `lat`, `lon` when joined.
  * Counts come as DOUBLE (exact below 2^53): read as numbers, not as a bigint each.
  */

@@ -1,7 +1,7 @@
 /**
- * Exact sums and means of doubles: the engine sums each measure as whole numbers per binary
- * exponent (compile-aggregate.ts, `limbs`), and the total is rounded here once, to the nearest
- * double (ties to even). The result is the correctly rounded sum of the stored values, whatever
+ * Exact sums and means of doubles: the engine sums nearly every value of a measure as whole
+ * numbers at one exponent (exact-sum-sql.ts), the rare others are added here exactly
+ * (exactSumOf), and the total is rounded here once, to the nearest double (ties to even). The result is the correctly rounded sum of the stored values, whatever
  * the order the rows were read in, the threads or the files' layout.
  */
 
@@ -32,20 +32,61 @@ export const exactOf = (v: LaneTotal): ExactValue => ('scaled' in v ? v : { scal
 
 const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
 
-/** The exact total of each lane from the `lane:e:sum` items of a group's limbs (absent lanes are zero). */
-export function laneTotals(limbs: string | null, lanes: number): ExactValue[] {
-  const parts: { e: number; s: bigint }[][] = Array.from({ length: lanes }, () => []);
-  for (const item of limbs ? limbs.split(' ').filter(Boolean) : []) {
-    const [j, e, s] = item.split(':');
-    parts[Number(j)]!.push({ e: Number(e) - 52, s: BigInt(s!) });
+/** Exact totals added: the integers aligned on the smaller exponent. */
+export function addExact(x: LaneTotal, y: LaneTotal): ExactValue {
+  const [a, b] = [exactOf(x), exactOf(y)];
+  if (b.scaled === 0n) return a;
+  if (a.scaled === 0n) return b;
+  const exponent = Math.min(a.exponent, b.exponent);
+  return { scaled: (a.scaled << BigInt(a.exponent - exponent)) + (b.scaled << BigInt(b.exponent - exponent)), exponent };
+}
+
+/** Words of the accumulator below: 32 bits each, the first at 2^−1074 (a double's least step), past the largest double's top. */
+const WORDS = 67;
+/** Values added before the words are folded into bigints: each adds less than 2^33 to a word, so a word stays below 2^52 (exact). */
+const FOLD_EVERY = 2 ** 19;
+const TWO_32 = 2 ** 32;
+
+/**
+ * The exact total of finite doubles (the rare values of a group, exact-sum-sql.ts), whatever
+ * their order. Each value x = ±M × 2^E (M its 53-bit significand) is placed by E on 32-bit words
+ * counted from 2^−1074: its word k = ⌊(E + 1074) / 32⌋ and shift s, M × 2^s cut into three 32-bit
+ * pieces added to words k, k + 1, k + 2 as doubles (every step exact), folded into bigints every
+ * 2^19 values. No bigint per value.
+ */
+export function exactSumOf(values: ArrayLike<number>): ExactValue {
+  const words = new Float64Array(WORDS);
+  let total = 0n;
+  let used = 0;
+  const fold = () => {
+    for (let j = WORDS - 1; j >= 0; j--) total += BigInt(words[j]!) << BigInt(32 * j);
+    words.fill(0);
+  };
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (x === 0 || !Number.isFinite(x)) continue;
+    BITS_F64[0] = x;
+    const high = BITS_U32[1]!;
+    const biased = (high >>> 20) & 0x7ff;
+    // The significand as m1 × 2^32 + m0, and E + 1074 (a subnormal's E is −1074, with no implicit bit).
+    const m1 = (high & 0xfffff) + (biased === 0 ? 0 : 0x100000);
+    const m0 = BITS_U32[0]!;
+    const at = biased === 0 ? 0 : biased - 1;
+    const k = at >>> 5;
+    const scale = POW2[(at & 31) + 1074]!;
+    const sign = high >>> 31 === 1 ? -1 : 1;
+    // m0 × 2^s and m1 × 2^s: below 2^64 and 2^53, each cut at 2^32 (floor and difference of doubles are exact here).
+    const low = m0 * scale;
+    const lowTop = Math.floor(low / TWO_32);
+    const mid = m1 * scale;
+    const midTop = Math.floor(mid / TWO_32);
+    words[k] = words[k]! + sign * (low - lowTop * TWO_32);
+    words[k + 1] = words[k + 1]! + sign * (lowTop + (mid - midTop * TWO_32));
+    words[k + 2] = words[k + 2]! + sign * midTop;
+    if (++used === FOLD_EVERY) (fold(), (used = 0));
   }
-  return parts.map((p) => {
-    if (p.length === 0) return ZERO;
-    // A loop, not a spread: a list's length is not bounded by the stack.
-    let exponent = Infinity;
-    for (const x of p) exponent = Math.min(exponent, x.e);
-    return { scaled: p.reduce((n, x) => n + (x.s << BigInt(x.e - exponent)), 0n), exponent };
-  });
+  if (used > 0) fold();
+  return total === 0n ? ZERO : { scaled: total, exponent: -1074 };
 }
 
 /**

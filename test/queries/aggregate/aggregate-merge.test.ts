@@ -29,7 +29,7 @@ let sources: Sources;
  * two days only and 'ﬀ' (U+FB00, which DuckDB orders before it, UTF-16 after) on the last two;
  * 'NX' on the first two days, its FRP NaN on the first. FRP fractional with one 2^53 a country on the first day,
  * so that a part's sum rounded to a double loses what the other parts' rows add; scan in many
- * exponents (the groups' limbs), cancelling.
+ * exponents (the groups' rare values), cancelling.
  */
 beforeAll(async () => {
   ({ instance, c } = await openDuck());

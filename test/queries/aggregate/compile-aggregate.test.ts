@@ -55,7 +55,7 @@ describe('the aggregate compiler', () => {
     expect(compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: shape(), limit: 1 }).sql).toMatch(/LIMIT 1$/);
   });
 
-  it('sums through integer limbs only when a sum or mean is asked', () => {
+  it('sums through 128-bit integers only when a sum or mean is asked', () => {
     const plain = compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: shape({ stats: [{ name: 'count' }, { name: 'frp.max', column: 'frp', fn: 'max' }] }), limit: 1 });
     expect(plain.sql).not.toContain('HUGEINT');
     const summed = compileAggregate({ spec: spec(hotspots, dataDir), files, window, shape: shape({ stats: [{ name: 'count' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] }), limit: 1 });
@@ -96,7 +96,7 @@ describe('exact sums across the lanes', () => {
 });
 
 describe('exact sums at the edges of the paired total', () => {
-  it('sends a common total just below 2^92 (of either sign, to −2^52 × 2^40) as a pair, and 2^92 in limbs, each exactly', async () => {
+  it('sends a common total just below 2^92 (of either sign, to −2^52 × 2^40) as a pair, and 2^92 as an integer, each exactly', async () => {
     const s = shape({ keys: [hotspots.aggregate!.keys[0]!], stats: [{ name: 'count' }, { name: 'frp.sum', column: 'frp', fn: 'sum' }, { name: 'frp.mean', column: 'frp', fn: 'mean' }] });
     // In units of 2^−68: 256 × 2^16 is 2^92; one of them 2^−36 less makes 2^92 − 2^32.
     const below = [...Array.from({ length: 255 }, () => 65536), 65536 - 2 ** -36];
@@ -105,9 +105,9 @@ describe('exact sums at the edges of the paired total', () => {
     const points = Object.entries(groups).flatMap(([country, xs]) => xs.map((frp, i) => hotspot(`${country}${i}`, '2025-08-01T10:00:00Z', { country, frp })));
     const { result, groups: got } = await groupsOf(await tempDir(), 'edge', points, s);
     const rowsOf = await result.getRowObjects();
-    // A pair below 2^92 (limbs null), listed at it.
-    expect(rowsOf.map((r) => [r.k0, r.limbs === null])).toEqual([['AA', true], ['BB', true], ['CC', false], ['DD', false]]);
-    expect(rowsOf.find((r) => r.k0 === 'BB')!.t0).toBe(-(2 ** 52));
+    // The engine's total in three exact parts, w × 2^80 + t × 2^40 + u (t, u of 40 bits): read as a pair of doubles below 2^92.
+    const parts = rowsOf.map((r) => [r.k0, BigInt(r.w0 as number) * 2n ** 80n + BigInt(r.t0 as number) * 2n ** 40n + BigInt(r.u0 as number), [r.t0, r.u0].every((x) => (x as number) >= 0 && (x as number) < 2 ** 40)]);
+    expect(parts).toEqual([['AA', 2n ** 92n - 2n ** 32n, true], ['BB', -(2n ** 92n) + 2n ** 32n, true], ['CC', 2n ** 92n, true], ['DD', -(2n ** 92n), true]]);
     expect(got.map((g) => g.values.slice(1))).toEqual(Object.entries(groups).map(([country, xs]) => [country, xs.length, exactSum(xs), exactMean(xs)]));
   });
 

@@ -2,7 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { col } from '../../../datasets/index.ts';
 import { jsonText, numberText } from '../../../queries/sql/sql.ts';
-import { exactDouble, exactMean as meanOfTotal, laneTotals, roundRational, type LaneTotal } from '../../../queries/exact/exact-sum.ts';
+import { exactDouble, exactMean as meanOfTotal, exactSumOf, roundRational, type LaneTotal } from '../../../queries/exact/exact-sum.ts';
 import { csvNumber, jsonNumber } from '../../../queries/encode/number-text.ts';
 import { exactMean, exactSum, plainSum } from '../../helpers/exact.ts';
 
@@ -22,41 +22,27 @@ function doubles(seed: number, count: number): number[] {
   return out;
 }
 
-/**
- * Lanes the way the engine writes them: each value a whole number at the exponent
- * compile-aggregate.ts picks (16 more than a multiple of 32), summed per lane, one item a lane.
- */
-function limbsOf(xs: number[]): string {
-  const lanes = new Map<number, bigint>();
-  for (const x of xs.filter((v) => v !== 0)) {
-    const e = 32 * Math.floor((Math.floor(Math.log2(Math.abs(x))) + 15) / 32) - 16;
-    const half = Math.floor((52 - e) / 2);
-    lanes.set(e, (lanes.get(e) ?? 0n) + BigInt(x * 2 ** half * 2 ** (52 - e - half)));
-  }
-  return [...lanes].map(([e, m]) => `0:${e}:${m}`).join(' ');
-}
-
 describe('exact sums and means, rounded once', () => {
   it('a sum of ten 0.1 is 1, where adding them in any order gives 0.9999999999999999', () => {
     const tenths = Array<number>(10).fill(0.1);
     expect(plainSum(tenths)).toBe(0.9999999999999999);
-    expect(exactDouble(laneTotals(limbsOf(tenths), 1)[0]!)).toBe(1);
+    expect(exactDouble(exactSumOf(tenths))).toBe(1);
     expect(exactSum(tenths)).toBe(1);
   });
 
   it('big values that cancel leave the small ones exactly', () => {
     const xs = [1e16, 1, 1, 1, -1e16];
     expect(plainSum(xs)).not.toBe(3);
-    expect(exactDouble(laneTotals(limbsOf(xs), 1)[0]!)).toBe(3);
+    expect(exactDouble(exactSumOf(xs))).toBe(3);
   });
 
   it('equals the test\'s independent exact computation on 3,000 doubles of every magnitude, in any order', () => {
     const xs = doubles(27, 3000);
     const expected = exactSum(xs);
-    for (const order of [xs, [...xs].reverse(), [...xs].sort((a, b) => a - b)]) expect(exactDouble(laneTotals(limbsOf(order), 1)[0]!)).toBe(expected);
+    for (const order of [xs, [...xs].reverse(), [...xs].sort((a, b) => a - b)]) expect(exactDouble(exactSumOf(order))).toBe(expected);
     for (let i = 0; i < 300; i += 7) {
       const slice = xs.slice(i, i + 1 + (i % 13));
-      const total = laneTotals(limbsOf(slice), 1)[0]!;
+      const total = exactSumOf(slice);
       expect(exactDouble(total)).toBe(exactSum(slice));
       expect(roundRational(total.scaled, BigInt(slice.length), total.exponent)).toBe(exactMean(slice));
     }
@@ -72,16 +58,22 @@ describe('exact sums and means, rounded once', () => {
     expect(roundRational(1n, 3n, 0)).toBe(1 / 3);
   });
 
-  it('adds a list longer than any call\'s arguments could be', () => {
-    const items = Array.from({ length: 300_000 }, (_, i) => `0:${i % 2 ? -48 : -80}:1`).join(' ');
-    expect(exactDouble(laneTotals(items, 1)[0]!)).toBe(150_000 * 2 ** -100 + 150_000 * 2 ** -132);
+  it('adds a list longer than any call\'s arguments could be, past the point where it folds its words (2^19 values)', () => {
+    const xs = Array.from({ length: 1_200_000 }, (_, i) => (i % 2 ? 2 ** -100 : 2 ** -132));
+    expect(exactDouble(exactSumOf(xs))).toBe(600_000 * 2 ** -100 + 600_000 * 2 ** -132);
+    // Every bit of the significand set, at the top of its word (2^45 is 31 bits above a word's start, counted from 2^−1074):
+    // each value's three pieces at their largest, the words near their bound at each fold.
+    const top = (2 ** 53 - 1) * 2 ** 45;
+    const many = Array.from({ length: 1_100_000 }, (_, i) => (i === 700_000 ? 1 : top));
+    expect(exactSumOf(many)).toEqual({ scaled: 1_099_999n * (2n ** 53n - 1n) * 2n ** (45n + 1074n) + 2n ** 1074n, exponent: -1074 });
   });
 
-  it('reads each lane of a group\'s limbs; an absent lane is zero', () => {
-    const [a, b, c] = laneTotals('0:0:3 2:32:1 0:-32:5', 3);
-    expect(exactDouble(a!)).toBe(3 * 2 ** -52 + 5 * 2 ** -84);
-    expect(exactDouble(b!)).toBe(0);
-    expect(exactDouble(c!)).toBe(2 ** -20);
+  it('adds the extremes exactly: subnormals, the largest double and its negative, signs that cancel, zeros and non-finite values left out', () => {
+    const max = Number.MAX_VALUE;
+    expect(exactDouble(exactSumOf([max, -max, 5e-324, 5e-324, 0, -0, NaN, Infinity]))).toBe(1e-323);
+    expect(exactSumOf([max, max]).scaled).toBe(2n * (2n ** 53n - 1n) * 2n ** BigInt(971 + 1074));
+    expect(exactSumOf([-5e-324, 2.2250738585072014e-308])).toEqual({ scaled: 2n ** 52n - 1n, exponent: -1074 });
+    expect(exactSumOf([])).toEqual(exactSumOf([0, NaN]));
   });
 });
 
