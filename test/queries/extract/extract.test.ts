@@ -9,12 +9,15 @@ import { FileChecker } from '../../../queries/files/check.ts';
 import { parseInstant } from '../../../queries/instant.ts';
 import { TempBudgetFullError } from '../../../queries/errors.ts';
 import { TempBudget } from '../../../queries/engine/temp-budget.ts';
-import { Renderings } from '../../../queries/renderings/renderings.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import { until } from '../../helpers/until.ts';
+import { renderingsPerTest } from '../../helpers/renderings.ts';
 import { CHAIN } from '../../helpers/sample-data.ts';
 import { tempDir, writeChain } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
+
+/** The renderings stores a test makes, closed after it (and their files' handles). */
+const renderingsStore = renderingsPerTest();
 
 let dataDir: string;
 let engine: Engine;
@@ -177,7 +180,7 @@ describe('prepareExtract and renderings', () => {
     const slow = await own.acquire();
     await new Promise((r) => setTimeout(r, 340));
     slow.release();
-    const renderings = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const renderings = renderingsStore(await tempDir(), 64 * 1024 * 1024);
     const file = path.join(dataDir, 'hotspots/date=2025-07-01/a.parquet');
     const { size, mtimeMs, ino, ctimeMs } = await stat(file);
     const f = { path: file, size, mtimeMs, ino, ctimeMs };

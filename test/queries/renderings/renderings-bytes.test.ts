@@ -3,7 +3,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
-import { Renderings } from '../../../queries/renderings/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import { FORMATS } from '../../../queries/formats.ts';
@@ -12,6 +11,10 @@ import { compileCopy, CSV_COPY } from '../../../queries/sql/compile-copy.ts';
 import { copyInto } from '../../../queries/encode/copy-stream.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
 import { until } from '../../helpers/until.ts';
+import { renderingsPerTest } from '../../helpers/renderings.ts';
+
+/** The renderings stores a test makes, closed after it (and their files' handles). */
+const renderings = renderingsPerTest();
 
 // Text that is not ASCII (place names): the disk budget counts bytes, not JavaScript string lengths.
 let engine: Engine;
@@ -45,7 +48,7 @@ const all = { from: null, to: null, filters: [] };
 describe('renderings of text that is not ASCII', () => {
   it('the disk held is the bytes on disk, and the CSV lines are the bytes DuckDB\'s COPY writes', async () => {
     const dir = path.join(dataDir, 'tmp', 'renderings-names');
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = renderings(dir, 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [file], hashes);
     store.renderLater(engine, 'csv', spec, [file], hashes);
     expect(await until(() => store.pending === 0)).toBe(true);
@@ -68,14 +71,14 @@ describe('renderings of text that is not ASCII', () => {
   });
 
   it('a budget the rendering fits in bytes is kept; one byte less is refused, though the text counted in characters would fit', async () => {
-    const probe = new Renderings(path.join(dataDir, 'tmp', 'renderings-probe'), 64 * 1024 * 1024);
+    const probe = renderings(path.join(dataDir, 'tmp', 'renderings-probe'), 64 * 1024 * 1024);
     probe.renderLater(engine, 'geojson', spec, [file], hashes);
     expect(await until(() => probe.pending === 0)).toBe(true);
     const bytes = probe.size;
     const chars = (await probe.read('geojson', [file], hashes, all))!.bytes.toString('utf8').length + 1;
     expect(chars).toBeLessThan(bytes - 1);
-    const exact = new Renderings(path.join(dataDir, 'tmp', 'renderings-exact'), bytes);
-    const short = new Renderings(path.join(dataDir, 'tmp', 'renderings-short'), bytes - 1);
+    const exact = renderings(path.join(dataDir, 'tmp', 'renderings-exact'), bytes);
+    const short = renderings(path.join(dataDir, 'tmp', 'renderings-short'), bytes - 1);
     // One after the other: the engine renders on one background connection.
     for (const s of [exact, short]) {
       s.renderLater(engine, 'geojson', spec, [file], hashes);
@@ -87,7 +90,7 @@ describe('renderings of text that is not ASCII', () => {
   it('a rendering cut short is never kept: two renderings at once on the one background connection cut each other\'s rows', async () => {
     // Made before: both renderings then share it (made by the first of them, each could get its own).
     await engine.backgroundConnection();
-    const stores = [0, 1].map((i) => new Renderings(path.join(dataDir, 'tmp', `renderings-cut-${i}`), 64 * 1024 * 1024));
+    const stores = [0, 1].map((i) => renderings(path.join(dataDir, 'tmp', `renderings-cut-${i}`), 64 * 1024 * 1024));
     for (const s of stores) s.renderLater(engine, 'geojson', spec, [file], hashes);
     expect(await until(() => stores.every((s) => s.pending === 0))).toBe(true);
     for (const s of stores) {

@@ -3,13 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotspots } from '../../../datasets/hotspots.ts';
 import { Engine } from '../../../queries/engine/engine.ts';
-import { Renderings } from '../../../queries/renderings/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspotDays } from '../../helpers/sample-data.ts';
 import { until } from '../../helpers/until.ts';
+import { renderingsPerTest } from '../../helpers/renderings.ts';
+
+/** The renderings stores a test makes, closed after it (and their files' handles). */
+const renderings = renderingsPerTest();
 
 // A rendering that failed for a cause of the moment (here its directory could not be made) is tried again.
 let engine: Engine;
@@ -33,7 +36,7 @@ describe('renderings: a failure of the moment is not held against the file', () 
     // A plain file where the directory should be: making it fails as a full or read-only disk would.
     const dir = path.join(await tempDir(), 'renderings');
     await writeFile(dir, 'not a directory');
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = renderings(dir, 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [file], hashes);
     expect(await until(() => store.pending === 0)).toBe(true);
     expect([store.files, store.failures]).toEqual([0, 1]);

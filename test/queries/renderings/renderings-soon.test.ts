@@ -8,8 +8,11 @@ import type { QuerySpec } from '../../../queries/sql/compile.ts';
 import { hashFooter } from '../../../queries/files/footer.ts';
 import { tempDir } from '../../helpers/fixtures.ts';
 import { writeBulkHotspots } from '../../helpers/parquet.ts';
-import { renderingDays } from '../../helpers/renderings.ts';
+import { renderingDays, renderingsPerTest } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
+
+/** The renderings stores a test makes, closed after it (and their files' handles). */
+const renderings = renderingsPerTest();
 
 // A window whose file is about to be rendered waits for the rendering instead of asking DuckDB, when
 // the rendering is expected done sooner than the requests queued for DuckDB would let it be answered.
@@ -61,7 +64,7 @@ afterAll(() => engine?.close());
 
 describe('renderings: a window waits for its file\'s rendering when it is expected sooner than the old way', () => {
   it('a queued file (even one only seen, while every connection is held) is rendered and answers the window; a file not queued does not wait', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = renderings(await tempDir(), 64 * 1024 * 1024);
     const engine = await freshEngine();
     // The old way takes a third of a second a turn; a rendering is expected to take 0.25 s before any is timed.
     await slowTurn(engine, 340);
@@ -108,7 +111,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
   });
 
   it('a window whose file\'s rendering is expected later than the old way would answer it (requests served quickly) is answered the old way at once', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = renderings(await tempDir(), 64 * 1024 * 1024);
     const engine = await freshEngine();
     // Turns given back at once: the old way's is well under a millisecond, a rendering is expected
     // to take 0.25 s before any is timed.
@@ -130,7 +133,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
 
   it('a window whose client has gone stops waiting and is not answered from the rendering', async () => {
     // Under the engine's TEMP_DIR: DuckDB writes a CSV rendering's scratch copy nowhere else.
-    const store = new Renderings(path.join(dataDir, 'tmp', 'renderings-soon'), 64 * 1024 * 1024);
+    const store = renderings(path.join(dataDir, 'tmp', 'renderings-soon'), 64 * 1024 * 1024);
     const lease = await engine.acquire();
     try {
       store.renderLater(engine, 'csv', spec, [files[1]!], hashes);
@@ -145,7 +148,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
   });
 
   it('while no request uses DuckDB, a window is answered the old way at once, its file\'s rendering under way or not', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = renderings(await tempDir(), 64 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [files[1]!], hashes);
     expect([engine.busy, engine.queued, store.pending]).toEqual([0, 0, 1]);
     expect(await readSoon(store, engine, 'geojson', [files[1]!], hashes, all, new AbortController().signal)).toBeNull();
@@ -154,7 +157,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
   });
 
   it('a window never waits for a file behind another in the queue, nor for two files, however slow the old way', async () => {
-    const store = new Renderings(await tempDir(), 64 * 1024 * 1024);
+    const store = renderings(await tempDir(), 64 * 1024 * 1024);
     // Two identities of one file, queued while every connection is held: neither starts (only seen).
     const queued = [1, 2].map((i) => ({ ...files[0]!, mtimeMs: files[0]!.mtimeMs + i }));
     const { engine, free } = await busyEngine(400, 2);
@@ -176,7 +179,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
     // A plain file where the directory should be: each rendering fails at once, as on a full disk.
     const dir = path.join(await tempDir(), 'renderings');
     await writeFile(dir, 'not a directory');
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = renderings(dir, 64 * 1024 * 1024);
     // Ten that fail at once would bring the pace to a few milliseconds if they counted.
     for (let i = 0; i < 10; i++) {
       store.renderLater(engine, 'geojson', spec, [files[0]!], hashes);
@@ -199,7 +202,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
   });
 
   it('closed, the renderings let every waiting window go at once (answered the old way) and queue nothing more', async () => {
-    const store = new Renderings(await tempDir(), 256 * 1024 * 1024);
+    const store = renderings(await tempDir(), 256 * 1024 * 1024);
     // A file of 600,000 rows: its rendering takes seconds, so the window is still waiting when the renderings close.
     const p = path.join(dataDir, 'hotspots/date=2025-08-20/a.parquet');
     await writeBulkHotspots(p, '2025-08-20', 600_000, 10);
@@ -236,7 +239,7 @@ describe('renderings: a window waits for its file\'s rendering when it is expect
     const lease = await own.acquire();
     // Not made yet: a rendering tried would make it first.
     const dir = path.join(await tempDir(), 'renderings');
-    const store = new Renderings(dir, 64 * 1024 * 1024);
+    const store = renderings(dir, 64 * 1024 * 1024);
     // Seen files while the only connection is held: queued, none started.
     store.renderLater(own, 'geojson', spec, files, hashes, 'seen');
     expect(store.pending).toBe(2);

@@ -5,8 +5,11 @@ import type { Engine } from '../../../queries/engine/engine.ts';
 import { Renderings } from '../../../queries/renderings/renderings.ts';
 import type { DataFile } from '../../../queries/files/data-file.ts';
 import type { QuerySpec } from '../../../queries/sql/compile.ts';
-import { renderingDays } from '../../helpers/renderings.ts';
+import { renderingDays, renderingsPerTest } from '../../helpers/renderings.ts';
 import { until } from '../../helpers/until.ts';
+
+/** The renderings stores a test makes, closed after it (and their files' handles). */
+const renderings = renderingsPerTest();
 
 // Files present at start (RENDER_AT_START): rendered only while no request uses DuckDB, and only
 // into the room the budget has left, never by evicting a rendering a window asked for.
@@ -24,7 +27,7 @@ const sizes: number[] = [];
 beforeAll(async () => {
   ({ engine, spec, files, hashes, dataDir } = await renderingDays(3));
   for (const f of files) {
-    const store = new Renderings(place(), 1024 * 1024 * 1024);
+    const store = renderings(place(), 1024 * 1024 * 1024);
     store.renderLater(engine, 'geojson', spec, [f], hashes);
     expect(await until(() => store.pending === 0)).toBe(true);
     sizes.push(store.size);
@@ -36,7 +39,7 @@ const rendered = async (store: Renderings, f: DataFile) => (await store.read('ge
 
 describe('files present at start rendered into the room left', () => {
   it('wait while any request uses DuckDB, where a file the checks found later does not', async () => {
-    const store = new Renderings(place(), 1024 * 1024 * 1024);
+    const store = renderings(place(), 1024 * 1024 * 1024);
     const lease = await engine.acquire();
     try {
       store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'stock');
@@ -53,7 +56,7 @@ describe('files present at start rendered into the room left', () => {
 
   it('never evict: the first that does not fit ends them, not counted a failure, and a window asked later still evicts as before', async () => {
     // Room for the first day's rendering and most of another day's GeoJSON.
-    const store = new Renderings(place(), sizes[0]! + 0.9 * Math.min(...sizes.slice(1)));
+    const store = renderings(place(), sizes[0]! + 0.9 * Math.min(...sizes.slice(1)));
     store.renderLater(engine, 'geojson', spec, [files[0]!], hashes, 'asked');
     expect(await until(() => store.pending === 0)).toBe(true);
     expect(store.files).toBe(1);
@@ -80,7 +83,7 @@ describe('files present at start rendered into the room left', () => {
   });
 
   it('fill the budget while they fit, newest first; evicted oldest first, before anything asked for', async () => {
-    const store = new Renderings(place(), sizes[0]! + sizes[1]! + sizes[2]!);
+    const store = renderings(place(), sizes[0]! + sizes[1]! + sizes[2]!);
     const lease = await engine.acquire();
     try {
       store.renderLater(engine, 'geojson', spec, files, hashes, 'stock');
