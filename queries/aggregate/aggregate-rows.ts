@@ -4,7 +4,7 @@ import type { AggregateColumns } from './compile-aggregate.ts';
 import type { Instant } from '../instant.ts';
 import { COMMON_LANE } from '../exact/exact-sum-sql.ts';
 import { columnReader, type ColumnReader } from '../encode/vector-reader.ts';
-import { addExact, exactDouble, exactMean, exactSumOf, pairDouble, pairMean, type LaneTotal } from '../exact/exact-sum.ts';
+import { addExact, exactDouble, exactMean, exactSumOf, pairDouble, pairMean, ZERO, type LaneTotal } from '../exact/exact-sum.ts';
 
 /** How a column's values are written: a bucket start, text, a whole number or a double. */
 export type AggregateColumnType = 'time' | 'text' | 'integer' | 'double';
@@ -34,8 +34,6 @@ export function aggregateColumnList(shape: AggregateShape): AggregateColumn[] {
 /** A value of a result row (vector-reader.ts): a list of doubles as a view; undefined for a column the result lacks. */
 type Cell = DuckDBValue | Float64Array | undefined;
 
-/** A lane without values: its count is 0, so its total is never read. */
-const NO_TOTAL = { scaled: 0n, exponent: 0 };
 
 const num = (v: Cell): number | null => (v === null || v === undefined ? null : Number(v));
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x + 0);
@@ -148,21 +146,21 @@ function statAt(at: At, p: Plan, i: number): number | null {
   if (count === 0 || nonFinite > 0) return null;
   const w = at(l.w) as number | null | undefined;
   const rare = at(l.v);
-  if (typeof w === 'number' && w >= -PAIRED_BELOW && w < PAIRED_BELOW && (rare === null || rare === undefined)) return pairValue(fn, count, w * TWO_40 + (at(l.t) as number), at(l.u) as number);
+  if (paired(w) && (rare === null || rare === undefined)) return pairValue(fn, count, w * TWO_40 + (at(l.t) as number), at(l.u) as number);
   return summedValue(fn, count, nonFinite, totalOf(at, l));
 }
 
 const TWO_40 = 2 ** 40;
-/** Totals w × 2^80 + t × 2^40 + u with −2^12 ≤ w < 2^12 (in [−2^92, 2^92)) are a pair of doubles exactly: high = w × 2^40 + t (at most 2^52 in magnitude), low = u. */
-const PAIRED_BELOW = 2 ** 12;
+/** Whether a total w × 2^80 + t × 2^40 + u is a pair of doubles exactly: −2^12 ≤ w < 2^12 (the total in [−2^92, 2^92)), high = w × 2^40 + t (at most 2^52 in magnitude), low = u. */
+const paired = (w: unknown): w is number => typeof w === 'number' && w >= -(2 ** 12) && w < 2 ** 12;
 
 /** A lane's exact total: its common lane's (w, t, u: a pair nearly always, an integer from 2^92 on) plus its rare values (v), if any. */
 function totalOf(at: At, l: Lane): LaneTotal {
   const w = at(l.w) as number | null | undefined;
   const rare = at(l.v) as Float64Array | null | undefined;
-  if (w === null || w === undefined) return rare ? exactSumOf(rare) : NO_TOTAL;
+  if (w === null || w === undefined) return rare ? exactSumOf(rare) : ZERO;
   const [t, u] = [at(l.t) as number, at(l.u) as number];
-  const common: LaneTotal = w >= -PAIRED_BELOW && w < PAIRED_BELOW ? { high: w * TWO_40 + t, low: u, exponent: PAIR_EXPONENT } : { scaled: (BigInt(w) << 80n) + (BigInt(t) << 40n) + BigInt(u), exponent: PAIR_EXPONENT };
+  const common: LaneTotal = paired(w) ? { high: w * TWO_40 + t, low: u, exponent: PAIR_EXPONENT } : { scaled: (BigInt(w) << 80n) + (BigInt(t) << 40n) + BigInt(u), exponent: PAIR_EXPONENT };
   return rare ? addExact(common, exactSumOf(rare)) : common;
 }
 

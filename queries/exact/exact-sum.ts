@@ -30,7 +30,8 @@ const TWO_40 = 2 ** 40;
 /** A total as one integer (what totals are added as). */
 export const exactOf = (v: LaneTotal): ExactValue => ('scaled' in v ? v : { scaled: BigInt(v.high) * BigInt(TWO_40) + BigInt(v.low), exponent: v.exponent });
 
-const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
+/** Zero, as an exact total (a lane without values). */
+export const ZERO: ExactValue = { scaled: 0n, exponent: 0 };
 
 /** Exact totals added: the integers aligned on the smaller exponent. */
 export function addExact(x: LaneTotal, y: LaneTotal): ExactValue {
